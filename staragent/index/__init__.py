@@ -1,0 +1,1 @@
+"""staragent.index"""

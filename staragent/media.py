@@ -1,0 +1,298 @@
+"""The only module that decodes media. Everything goes through PyAV (FFmpeg).
+
+- ``probe`` / ``validate_video``: what a file holds, and a clear error when it cannot be used.
+- ``scan_frames``: one linear pass over the video yielding frames sampled at a fixed rate.
+- ``frames_at``: a few frames at given times (seeking), for tools that look at a time range.
+- ``load_audio``: the audio track as 16 kHz mono float32.
+- ``read_subtitle_stream``: text cues of a subtitle stream inside the container.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import MediaError
+
+SAMPLE_RATE = 16_000
+_TEXT_SUBTITLE_CODECS = {"subrip", "srt", "webvtt", "text", "mov_text", "ass", "ssa"}
+
+
+@dataclass(frozen=True)
+class SubtitleStreamInfo:
+    index: int
+    codec: str
+    language: str | None
+
+
+@dataclass(frozen=True)
+class MediaInfo:
+    path: str
+    duration: float
+    has_video: bool
+    has_audio: bool
+    width: int = 0
+    height: int = 0
+    fps: float = 0.0
+    video_codec: str | None = None
+    audio_codec: str | None = None
+    audio_rate: int | None = None
+    subtitle_streams: tuple[SubtitleStreamInfo, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def _open(path: str | Path):
+    import av
+
+    path = Path(path)
+    if not path.exists():
+        raise MediaError(f"no such file: {path} (check the path and try again)")
+    if path.is_dir():
+        raise MediaError(f"{path} is a directory; give the path of a video file")
+    if path.stat().st_size == 0:
+        raise MediaError(f"{path} is empty (0 bytes); it holds no video")
+    try:
+        return av.open(str(path))
+    except av.error.FFmpegError as exc:
+        raise MediaError(
+            f"{path} is not a video FFmpeg can read ({exc.strerror or exc}); "
+            "it may be corrupt, truncated, or not a video at all"
+        ) from None
+
+
+def probe(path: str | Path) -> MediaInfo:
+    """Describe the streams of a media file without decoding it."""
+    with _open(path) as container:
+        video = container.streams.video[0] if container.streams.video else None
+        audio = container.streams.audio[0] if container.streams.audio else None
+        duration = 0.0
+        if container.duration:
+            duration = container.duration / 1_000_000
+        for stream in (video, audio):
+            if stream is not None and stream.duration and stream.time_base:
+                duration = max(duration, float(stream.duration * stream.time_base))
+        subs = tuple(
+            SubtitleStreamInfo(s.index, s.codec_context.name, s.language)
+            for s in container.streams.subtitles
+            if s.codec_context is not None and s.codec_context.name in _TEXT_SUBTITLE_CODECS
+        )
+        fps = 0.0
+        if video is not None:
+            rate = video.average_rate or video.guessed_rate or video.base_rate
+            fps = float(rate) if rate else 0.0
+        return MediaInfo(
+            path=str(Path(path).resolve()),
+            duration=duration,
+            has_video=video is not None,
+            has_audio=audio is not None,
+            width=video.codec_context.width if video is not None else 0,
+            height=video.codec_context.height if video is not None else 0,
+            fps=fps,
+            video_codec=video.codec_context.name if video is not None else None,
+            audio_codec=audio.codec_context.name if audio is not None else None,
+            audio_rate=audio.codec_context.sample_rate if audio is not None else None,
+            subtitle_streams=subs,
+        )
+
+
+def validate_video(path: str | Path, require_audio: bool = True) -> MediaInfo:
+    """Probe and check that the file is a usable video; raise ``MediaError`` naming the problem."""
+    info = probe(path)
+    name = Path(path).name
+    if not info.has_video:
+        what = "an audio-only file" if info.has_audio else "not a video (no video stream)"
+        raise MediaError(f"{name} is {what}; staragent needs a video with pictures")
+    if require_audio and not info.has_audio:
+        raise MediaError(
+            f"{name} has no audio stream, so there is no speech or sound to index; "
+            "add an audio track, or pass --allow-silent to index the pictures alone"
+        )
+    first = _first_frame_time(path, 0.0)
+    if first is None:
+        raise MediaError(f"{name} has no decodable video frames (zero-length or corrupt)")
+    if info.duration <= 0:
+        raise MediaError(f"{name} has zero length")
+    if info.duration > 2.0:
+        # A file cut short keeps its header's duration but has no frames near the end.
+        tail = _first_frame_time(path, max(0.0, info.duration - 2.0))
+        if tail is None or tail < info.duration * 0.5:
+            raise MediaError(
+                f"{name} looks truncated: its header says {info.duration:.1f} s but frames stop early; "
+                "re-download or re-encode the file"
+            )
+    return info
+
+
+def _first_frame_time(path: str | Path, at: float) -> float | None:
+    import av
+
+    try:
+        with _open(path) as container:
+            stream = container.streams.video[0]
+            if at > 0:
+                container.seek(int(at / stream.time_base), stream=stream, backward=True)
+            for frame in container.decode(stream):
+                if frame.time is not None:
+                    return float(frame.time)
+    except (av.error.FFmpegError, MediaError):
+        return None
+    return None
+
+
+@dataclass
+class SampledFrame:
+    """One frame of a linear scan: its time, a small BGR copy for analysis, and the decoded frame."""
+
+    time: float
+    small: np.ndarray
+    _frame: object
+
+    def image(self, max_width: int | None = None) -> np.ndarray:
+        """The frame as an RGB array, downscaled to at most ``max_width`` pixels wide."""
+        frame = self._frame
+        if max_width and frame.width > max_width:
+            height = int(round(frame.height * max_width / frame.width / 2)) * 2
+            return frame.to_ndarray(width=max_width, height=height, format="rgb24")
+        return frame.to_ndarray(format="rgb24")
+
+
+def scan_frames(
+    path: str | Path,
+    fps: float,
+    width: int = 192,
+    skip_nonref: bool = True,
+    threads: bool = True,
+) -> Iterator[SampledFrame]:
+    """Decode the video once, front to back, yielding a frame every ``1/fps`` seconds.
+
+    Frames between samples are decoded (the codec needs them) but never converted, which is where
+    the time goes. ``skip_nonref`` lets the decoder drop frames no other frame depends on.
+    """
+    import av
+
+    with _open(path) as container:
+        stream = container.streams.video[0]
+        if threads:
+            stream.thread_type = "AUTO"
+        if skip_nonref:
+            stream.codec_context.skip_frame = "NONREF"
+        src_w, src_h = stream.codec_context.width, stream.codec_context.height
+        height = max(2, int(round(src_h * width / max(1, src_w) / 2)) * 2)
+        step = 1.0 / fps
+        next_t = 0.0
+        try:
+            for frame in container.decode(stream):
+                t = frame.time
+                if t is None or t + 1e-6 < next_t:
+                    continue
+                small = frame.to_ndarray(width=width, height=height, format="bgr24")
+                yield SampledFrame(float(t), small, frame)
+                next_t = (int(t / step) + 1) * step
+        except av.error.FFmpegError as exc:
+            raise MediaError(f"{Path(path).name} could not be decoded past {next_t:.1f} s ({exc}); it may be corrupt") from None
+
+
+def frames_at(path: str | Path, times: list[float], max_width: int | None = 960) -> list[tuple[float, np.ndarray]]:
+    """RGB frames nearest to each requested time (seeking to the keyframe before each)."""
+    import av
+
+    out: list[tuple[float, np.ndarray]] = []
+    with _open(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        for want in sorted(times):
+            container.seek(int(max(0.0, want) / stream.time_base), stream=stream, backward=True)
+            chosen = None
+            try:
+                for frame in container.decode(stream):
+                    if frame.time is None:
+                        continue
+                    chosen = frame
+                    if frame.time + 1e-6 >= want:
+                        break
+            except av.error.FFmpegError:
+                pass
+            if chosen is not None:
+                out.append((float(chosen.time), SampledFrame(float(chosen.time), np.empty(0), chosen).image(max_width)))
+    return out
+
+
+def load_audio(path: str | Path, start: float = 0.0, end: float | None = None, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+    """The first audio stream as mono float32 in [-1, 1] at ``sample_rate``, optionally a time slice."""
+    import av
+
+    with _open(path) as container:
+        if not container.streams.audio:
+            raise MediaError(f"{Path(path).name} has no audio stream")
+        stream = container.streams.audio[0]
+        stream.thread_type = "AUTO"
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=sample_rate)
+        if start > 0:
+            container.seek(int(start / stream.time_base), stream=stream, backward=True)
+        chunks: list[np.ndarray] = []
+        first_time: float | None = None
+
+        def take(frames) -> None:
+            for rf in frames:
+                chunks.append(rf.to_ndarray().reshape(-1))
+
+        try:
+            for frame in container.decode(stream):
+                if first_time is None:
+                    first_time = float(frame.time) if frame.time is not None else 0.0
+                if end is not None and frame.time is not None and frame.time > end:
+                    break
+                take(resampler.resample(frame))
+            take(resampler.resample(None))
+        except av.error.FFmpegError as exc:
+            raise MediaError(f"the audio of {Path(path).name} could not be decoded ({exc}); it may be corrupt") from None
+    audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+    offset = int(round((start - (first_time or 0.0)) * sample_rate)) if start > 0 else 0
+    if offset > 0:
+        audio = audio[offset:]
+    elif offset < 0:
+        audio = np.concatenate([np.zeros(-offset, np.float32), audio])
+    if end is not None:
+        audio = audio[: max(0, int(round((end - start) * sample_rate)))]
+    return np.ascontiguousarray(audio, dtype=np.float32)
+
+
+_ASS_OVERRIDE = re.compile(r"\{[^}]*\}")
+
+
+def read_subtitle_stream(path: str | Path, stream_index: int | None = None) -> list[tuple[float, float, str]]:
+    """Cues ``(start, end, text)`` of a text subtitle stream in the container (first one by default)."""
+    with _open(path) as container:
+        candidates = [s for s in container.streams.subtitles if s.codec_context.name in _TEXT_SUBTITLE_CODECS]
+        if stream_index is not None:
+            candidates = [s for s in candidates if s.index == stream_index]
+        if not candidates:
+            return []
+        stream = candidates[0]
+        codec = stream.codec_context.name
+        cues = []
+        for packet in container.demux(stream):
+            if packet.pts is None:
+                continue
+            raw = bytes(packet)
+            if codec == "mov_text" and len(raw) >= 2:
+                raw = raw[2 : 2 + int.from_bytes(raw[:2], "big")]
+            text = raw.decode("utf-8", errors="replace")
+            if codec in ("ass", "ssa"):
+                text = text.split(",", 8)[-1]
+                text = _ASS_OVERRIDE.sub("", text).replace("\\N", " ").replace("\\n", " ")
+            text = re.sub(r"<[^>]+>", "", text).strip()
+            if not text:
+                continue
+            start = float(packet.pts * packet.time_base)
+            dur = float(packet.duration * packet.time_base) if packet.duration else 2.0
+            cues.append((start, start + dur, text))
+        return cues

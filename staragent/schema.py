@@ -1,0 +1,70 @@
+"""Records that cross layer boundaries: evidence a tool found, a step of a trajectory, an answer.
+
+Tools produce ``Evidence``; the agent records ``TrajectoryStep``s and returns an ``Answer``; the
+benchmark stores and scores them. Everything here is plain, JSON-serialisable pydantic.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Modality = Literal["speech", "ocr", "visual", "caption", "audio", "web", "memory", "other"]
+
+
+class Evidence(BaseModel):
+    """Something seen or heard in the video (or found elsewhere), with where it was found."""
+
+    start: float = Field(description="seconds from the start of the video")
+    end: float
+    modality: str = Field(description="speech | ocr | visual | caption | audio | web | memory | other")
+    text: str
+    score: float | None = None
+    source: str | None = Field(None, description="tool that produced it")
+
+    def key(self) -> tuple:
+        return (round(self.start, 2), round(self.end, 2), self.modality, self.text)
+
+
+class TrajectoryStep(BaseModel):
+    """One tool call the agent made."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    ok: bool = True
+    latency_s: float = 0.0
+    summary: str = ""
+    error: str | None = None
+    cached: bool = Field(False, description="answered from the conversation's tool memory, not re-run")
+
+
+class TokenUsage(BaseModel):
+    input: int = 0
+    output: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(input=self.input + other.input, output=self.output + other.output)
+
+
+class Answer(BaseModel):
+    """What ``ask`` returns: the answer, the evidence behind it, and how it was reached."""
+
+    answer: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    trajectory: list[TrajectoryStep] = Field(default_factory=list)
+    video: str = ""
+    profile: str = ""
+    thread_id: str | None = None
+    latency_s: float = 0.0
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The documented ``--json`` shape of ``staragent ask``."""
+        return {
+            "answer": self.answer,
+            "evidence": [e.model_dump(include={"start", "end", "modality", "text"}) for e in self.evidence],
+            "trajectory": [s.model_dump(include={"tool", "args", "latency_s", "ok"}) for s in self.trajectory],
+            "video": self.video,
+            "profile": self.profile,
+        }
