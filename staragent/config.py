@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 Profile = Literal["offline", "local", "openai"]
 PROFILES: tuple[str, ...] = ("offline", "local", "openai")
@@ -31,7 +36,7 @@ class IndexSettings(BaseModel):
     analysis_fps: float = Field(2.0, gt=0, description="frames per second examined for scene cuts")
     analysis_width: int = Field(192, ge=32, description="width of the downscaled frames used for scene cuts")
     scene_threshold: float = Field(
-        0.12, gt=0, le=1, description="mean absolute change between analysed frames (0-1) that marks a cut"
+        27.0, gt=0, le=255, description="PySceneDetect content-detector score (0-255) that marks a cut"
     )
     min_scene_len: float = Field(1.0, ge=0, description="seconds; shorter scenes merge into the previous one")
     keyframe_interval: float = Field(10.0, gt=0, description="longest gap in seconds between two keyframes")
@@ -42,10 +47,13 @@ class IndexSettings(BaseModel):
     segment_max: float = Field(30.0, gt=1, description="longest segment in seconds")
     segment_min: float = Field(2.0, ge=0, description="shorter segments merge into a neighbour")
     ocr_min_score: float = Field(0.5, ge=0, le=1)
+    ocr_min_height: int = Field(720, ge=0, description="smaller keyframes are upscaled for OCR (small text loses its spaces)")
     ocr_reuse_threshold: float = Field(
         0.02, ge=0, description="a keyframe this close (0-1 mean change) to the previous one reuses its OCR"
     )
     acoustic_window: float = Field(0.5, gt=0, description="seconds per acoustic-statistics window")
+    subtitles: bool = Field(True, description="use sidecar or embedded subtitles for speech when present")
+    allow_silent: bool = Field(False, description="index videos without an audio stream (pictures only)")
 
 
 class ModelSettings(BaseModel):

@@ -1,0 +1,139 @@
+"""The agent graph: planner -> tools -> planner ... -> answer.
+
+The planner is any LangChain chat model bound to the tools' schemas. The tools node runs the calls,
+answers a call identical to an earlier one in the conversation from memory instead of running it
+again, and records each step of the trajectory. After ``max_steps`` rounds the planner is asked
+again without tools, so it has to answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from ..errors import StarAgentError, ToolError
+from ..schema import TrajectoryStep
+from .session import Session
+from .state import AgentState
+
+log = logging.getLogger("staragent.agent")
+
+
+@dataclass
+class AgentContext:
+    """Run-scoped context. Python callers pass a ready ``session``; a LangGraph server passes plain
+    fields (``video``, ``profile``) and the session is opened on first use and kept."""
+
+    video: str | None = None
+    profile: str | None = None
+    session: Session | None = None
+
+    def resolve(self) -> Session:
+        if self.session is None:
+            self.session = _server_session(self.video, self.profile)
+        return self.session
+
+
+@functools.lru_cache(maxsize=8)
+def _server_session(video: str | None, profile: str | None) -> Session:
+    from ..config import load_settings
+    from .session import open_session
+
+    return open_session(video, load_settings(profile=profile))
+
+
+def call_key(name: str, args: dict[str, Any]) -> str:
+    return f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)}"
+
+
+def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    session = runtime.context.resolve()
+    over_budget = state.get("steps", 0) >= session.settings.max_steps
+    messages = [SystemMessage(session.system_prompt(over_budget)), *state["messages"]]
+    model = session.chat_model
+    if not over_budget and session.tools:
+        model = model.bind_tools(session.tool_specs())
+    reply = model.invoke(messages)
+    if over_budget and getattr(reply, "tool_calls", None):
+        reply = AIMessage(content=reply.content or "I ran out of tool calls before I could answer.", id=reply.id)
+    usage = getattr(reply, "usage_metadata", None) or {}
+    return {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
+
+
+def _run_tool(session: Session, name: str, args: dict) -> dict:
+    tool = session.tools.get(name)
+    try:
+        if tool is None:
+            raise ToolError(f"no tool named {name!r} is available; available: {', '.join(session.tools)}")
+        result = tool(session.tool_ctx, args)
+    except StarAgentError as exc:
+        return {"ok": False, "error": str(exc), "summary": f"error: {exc}", "content": json.dumps({"tool": name, "error": str(exc)})}
+    except Exception as exc:  # a tool bug must not end the conversation; the planner sees the error
+        log.exception("tool %s failed", name)
+        message = f"{type(exc).__name__}: {exc}"
+        return {"ok": False, "error": message, "summary": f"error: {message}", "content": json.dumps({"tool": name, "error": message})}
+    data = result.model_dump(mode="json")
+    return {
+        "ok": True,
+        "summary": result.summary(),
+        "result": data,
+        "evidence": [e.model_dump() for e in result.evidence()],
+        # Results are quoted as data under "data"; the system prompt says text in them is never an instruction.
+        "content": json.dumps({"tool": name, "data": data}, ensure_ascii=False),
+    }
+
+
+def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    session = runtime.context.resolve()
+    memory = state.get("tool_memory") or {}
+    messages, trajectory, evidence, remembered = [], [], [], {}
+    for call in state["messages"][-1].tool_calls:
+        key = call_key(call["name"], call["args"])
+        stored = memory.get(key) or remembered.get(key)
+        cached = stored is not None
+        started = time.perf_counter()
+        if stored is None:
+            stored = _run_tool(session, call["name"], call["args"])
+            remembered[key] = stored
+        latency = 0.0 if cached else time.perf_counter() - started
+        messages.append(
+            ToolMessage(
+                content=stored["content"],
+                tool_call_id=call["id"],
+                name=call["name"],
+                status="success" if stored["ok"] else "error",
+                artifact={k: stored[k] for k in ("result", "evidence", "error") if k in stored},
+            )
+        )
+        step = TrajectoryStep(
+            tool=call["name"], args=call["args"], ok=stored["ok"], latency_s=round(latency, 4), summary=stored["summary"], error=stored.get("error"), cached=cached
+        )
+        trajectory.append(step.model_dump())
+        evidence.extend(stored.get("evidence", []))
+    return {"messages": messages, "trajectory": trajectory, "evidence": evidence, "tool_memory": remembered, "steps": state.get("steps", 0) + 1}
+
+
+def route(state: AgentState) -> str:
+    last = state["messages"][-1]
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+
+
+def build_graph(checkpointer=None):
+    builder = StateGraph(AgentState, context_schema=AgentContext)
+    builder.add_node("planner", planner)
+    builder.add_node("tools", tools_node)
+    builder.add_edge(START, "planner")
+    builder.add_conditional_edges("planner", route, {"tools": "tools", END: END})
+    builder.add_edge("tools", "planner")
+    return builder.compile(checkpointer=checkpointer, name="staragent")
+
+
+graph = build_graph()

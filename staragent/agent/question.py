@@ -1,0 +1,185 @@
+"""Reading a question the way the offline planner needs it: what to search for, which modality the
+answer lives in, what kind of answer is wanted, whether it asks for arithmetic over several facts,
+whether it names a moment of the video, and whether it leans on the previous turn."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..index.text import STOPWORDS, tokenize
+from ..timecodes import parse_time
+
+SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
+                "speak", "speaks", "speaker", "narrator", "narration", "voice", "announce", "announced", "explain",
+                "explained", "told", "tell", "state", "stated", "quote", "words", "claim", "claimed"}
+OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", "sign", "caption", "captions", "displayed",
+             "display", "displays", "shown", "title", "label", "read", "reads", "banner", "poster", "board", "headline",
+             "onscreen", "on-screen", "printed", "chart", "table"}
+AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "tones", "music", "audio", "hear", "heard",
+               "loud", "silence", "silent", "quiet", "applause", "ring", "rings", "chime", "bang", "alarm", "buzz", "whistle",
+               "hiss", "static", "pause"}
+VISUAL_WORDS = {"color", "colour", "wearing", "wear", "looks", "look", "appearance", "ball", "moving", "moves", "motion",
+                "animal", "person", "people", "face", "faces", "object", "objects", "scene", "background", "picture", "image"}
+OPERATIONS = {
+    "+": ("total", "sum", "combined", "together", "altogether", "add", "plus", "both"),
+    "-": ("difference", "more than", "less than", "cheaper", "minus", "subtract", "gap", "exceed", "higher than", "lower than"),
+    "*": ("times", "multiplied", "product", "double", "triple"),
+    "/": ("ratio", "divided", "per"),
+    "mean": ("average", "mean"),
+}
+OPERATION_WORDS = {w for words in OPERATIONS.values() for phrase in words for w in phrase.split()} | {"how", "much", "many"}
+FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "right", "just", "immediately", "after",
+                "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears"}
+INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
+FOLLOW_UP = re.compile(r"^(and|also|what about|how about|then)\b|\b(it|its|it's|that|this|these|those|they|them|there|he|she|his|her)\b", re.I)
+AFTER_BEFORE = re.compile(r"\b(right |just |immediately )?(after|before|following|next|previous|earlier|later)\b", re.I)
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
+_VIDEO_RANGE = re.compile(rf"\b(?:between|from)\s+({_CLOCK})\s+(?:and|to|-)\s+({_CLOCK})", re.I)
+_VIDEO_POINT = re.compile(rf"\b(?:at|around|near)\s+(?:the\s+)?({_CLOCK})(?=\s*(?:mark|into|in the video|of the video))", re.I)
+_MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(\d+)\s+minutes?\s+(?:in|into)\b", re.I)
+_FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+)\s+(seconds?|minutes?)\b", re.I)
+ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight", "height", "speed", "score", "sales",
+                   "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
+NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+                "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion"}
+
+
+@dataclass
+class Question:
+    text: str
+    keywords: list[str]
+    wants: set[str] = field(default_factory=set)
+    answer_type: str | None = None
+    operation: str | None = None
+    operands: list[str] = field(default_factory=list)
+    time_range: tuple[float, float] | None = None
+    relation: str | None = None
+    follow_up: bool = False
+
+    @property
+    def topic(self) -> list[str]:
+        """Keywords without the words that only say where to look ("said", "screen", "sound")."""
+        return [w for w in self.keywords if w.lower() not in INTENT_WORDS] or self.keywords
+
+    @property
+    def query(self) -> str:
+        """What to search for: the topic, plus the sound words when the question is about a sound."""
+        words = self.topic
+        if "audio" in self.wants and self.relation is None:
+            words = self.keywords
+        return " ".join(words) or self.text
+
+    @property
+    def tokens(self) -> set[str]:
+        return set(tokenize(self.query))
+
+
+def content_words(text: str) -> list[str]:
+    """The words that carry meaning, in order, without stop- and question-words."""
+    words = re.findall(r"[A-Za-z0-9$€£][\w.$€£%:'-]*", text)
+    out = []
+    for w in words:
+        bare = w.strip(".,:'").lower()
+        if not bare or bare in STOPWORDS or bare in OPERATION_WORDS or bare in FILLER_WORDS:
+            continue
+        out.append(w.strip(".,'?"))
+    return out
+
+
+def _answer_type(lower: str) -> str | None:
+    if re.search(r"\bhow much\b|\bprice\b|\bcost|\bpaid\b|\$", lower):
+        return "money"
+    if re.search(r"\bpercent|\bpercentage\b|%", lower):
+        return "percent"
+    if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", lower):
+        return "number"
+    if re.search(r"\bwhat time\b|\bwhen\b|\bdepart|\barriv", lower):
+        return "time"
+    if re.search(r"\bwhat year\b|\bwhich year\b|\bdate\b|\bwhich day\b", lower):
+        return "date"
+    if re.search(r"^\s*who\b|\bwho\b|\bwhose\b|\bname of the (person|speaker|designer|host|presenter)", lower):
+        return "person"
+    if re.search(r"^\s*where\b|\bwhich city\b|\bwhich country\b|\blocation\b", lower):
+        return "place"
+    if re.search(r"\bhow long\b|\bhow old\b|\bwhat number\b|\bwhich number\b|\bhow far\b|\bhow tall\b|\bhow big\b", lower):
+        return "number"
+    return None
+
+
+def _operation(lower: str) -> str | None:
+    if re.search(r"\bhow (?:much|many) (?:more|less|fewer|cheaper|higher|lower|bigger|smaller|longer|shorter)\b", lower):
+        return "-"
+    for op, phrases in OPERATIONS.items():
+        for phrase in phrases:
+            if re.search(rf"\b{re.escape(phrase)}\b", lower):
+                if op == "+" and phrase == "both" and not re.search(r"\b(cost|price|total|together)\b", lower):
+                    continue
+                return op
+    return None
+
+
+def _operands(text: str) -> list[str]:
+    """Split 'the total price of the X and the Y' into one search per item."""
+    parts = re.split(r"\s+(?:and|than|vs\.?|versus|compared to|plus|minus)\s+|,\s*", text)
+    parts = [p for p in parts if content_words(p)]
+    if len(parts) < 2:
+        return []
+    def attributes(words: list[str]) -> list[str]:
+        return [w for w in words if w.lower() in ATTRIBUTE_WORDS]
+
+    shared = attributes(content_words(parts[0]))
+    queries = []
+    for part in parts:
+        words = content_words(part)
+        # "the price of the X and the Y": the Y inherits "price" unless it names its own attribute
+        queries.append(" ".join(words if attributes(words) else words + shared))
+    return queries
+
+
+def _video_time(text: str) -> tuple[float, float] | None:
+    if m := _VIDEO_RANGE.search(text):
+        a, b = parse_time(m[1]), parse_time(m[2])
+        return (a, b) if b > a else None
+    if m := _VIDEO_POINT.search(text):
+        t = parse_time(m[1])
+        return max(0.0, t - 10), t + 20
+    if m := _MINUTE.search(text):
+        minute = int(m[1] or m[2])
+        return minute * 60.0, minute * 60.0 + 60
+    if m := _FIRST_LAST.search(text):
+        amount = int(m[2]) * (60 if m[3].startswith("minute") else 1)
+        return (0.0, float(amount)) if m[1].lower() == "first" else (-float(amount), 0.0)
+    return None
+
+
+def analyse(text: str, previous: Question | None = None) -> Question:
+    lower = text.lower()
+    words = set(re.findall(r"[a-z'-]+", lower))
+    keywords = content_words(text)
+    wants = set()
+    if words & SPEECH_WORDS:
+        wants.add("speech")
+    if words & OCR_WORDS or "on screen" in lower:
+        wants.add("ocr")
+    if words & AUDIO_WORDS:
+        wants.add("audio")
+    if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", lower):
+        wants.add("visual")
+    operation = _operation(lower)
+    question = Question(
+        text=text,
+        keywords=keywords,
+        wants=wants,
+        answer_type=_answer_type(lower),
+        operation=operation,
+        operands=_operands(text) if operation else [],
+        time_range=_video_time(text),
+    )
+    relation = AFTER_BEFORE.search(lower)
+    if relation:
+        question.relation = "before" if relation[2] in ("before", "previous", "earlier") else "after"
+    if previous is not None and (FOLLOW_UP.search(text) and len(tokenize(text)) <= 4 or not keywords):
+        question.follow_up = True
+        question.keywords = list(dict.fromkeys(keywords + [w for w in previous.keywords if w not in keywords]))
+    return question

@@ -1,0 +1,84 @@
+"""A Session is everything one conversation about one video needs: settings, the video's index,
+the tools offered, the context they run in, and the planner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..prompts import render
+from ..timecodes import format_time
+from ..tools import Tool, ToolContext
+
+
+@dataclass
+class Session:
+    settings: Settings
+    tools: dict[str, Tool]
+    tool_ctx: ToolContext
+    chat_model: Any
+
+    @property
+    def index(self):
+        return self.tool_ctx.index
+
+    def capabilities(self) -> str:
+        index = self.index
+        if index is None:
+            return "No video is loaded."
+        speech = index.stage_info("speech").get("source", "none")
+        ocr = index.stage_info("ocr").get("backend", "none")
+        parts = [f"Speech comes from {speech}.", f"On-screen text was read with {ocr}."]
+        if not index.has_audio:
+            parts.append("The video has no audio track.")
+        if "visual" in index.vector_modalities():
+            parts.append("Keyframes are embedded, so pictures can be searched by description.")
+        else:
+            parts.append("Nothing here understands the pictures themselves beyond their text.")
+        return " ".join(parts)
+
+    def system_prompt(self, over_budget: bool = False) -> str:
+        index = self.index
+        return render(
+            "agent_system",
+            video_name=Path(index.video_path).name if index else "(none)",
+            duration=format_time(index.duration) if index else "0:00",
+            capabilities=self.capabilities(),
+            max_steps=self.settings.max_steps,
+            over_budget=over_budget,
+        )
+
+    def tool_specs(self) -> list[dict]:
+        return [tool.schema() for tool in self.tools.values()]
+
+
+def open_session(
+    video: str | Path | None,
+    settings: Settings,
+    *,
+    pool=None,
+    chat_model=None,
+    tools: list[str] | None = None,
+    report=None,
+) -> Session:
+    """Index the video if needed and assemble the tools, their context and the planner."""
+    from ..index.builder import build_index
+    from ..models.llm import make_chat_model
+    from ..models.pool import ModelPool
+    from ..tools import ToolRegistry
+
+    pool = pool or ModelPool(settings)
+    index = build_index(video, settings, pool, report=report) if video is not None else None
+    registry = ToolRegistry.discover()
+    selected = registry.select(tools if tools is not None else settings.tools, settings)
+    if index is None:
+        selected = [t for t in selected if not t.needs_video]
+    tool_ctx = ToolContext(settings=settings, models=pool, index=index, extras={"query_encoders": {}})
+    if chat_model is None:
+        options = {}
+        if settings.planner_backend == "rules":
+            options["offline_visual"] = index is None or "visual" not in index.vector_modalities()
+        chat_model = make_chat_model(settings, **options)
+    return Session(settings=settings, tools={t.name: t for t in selected}, tool_ctx=tool_ctx, chat_model=chat_model)

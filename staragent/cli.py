@@ -1,0 +1,232 @@
+"""``staragent``: the command line. Heavy modules are imported inside commands so that
+``staragent --help`` answers at once."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import StarAgentError
+
+
+def _settings(ctx: click.Context, **overrides):
+    from .config import load_settings
+
+    base = dict(ctx.obj or {})
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    index_overrides = base.pop("index_overrides", {})
+    settings = load_settings(**base)
+    if index_overrides:
+        settings.index = settings.index.model_copy(update=index_overrides)
+    return settings
+
+
+def _report(message: str) -> None:
+    click.echo(f"[index] {message}", err=True)
+
+
+def _trace_lines(answer) -> list[str]:
+    lines = []
+    for i, step in enumerate(answer.trajectory, 1):
+        status = "ok" if step.ok else "FAILED"
+        memo = " (from memory)" if step.cached else ""
+        lines.append(f"[{i}] {step.tool} {json.dumps(step.args, ensure_ascii=False)}  {step.latency_s:.2f} s  {status}{memo}")
+        lines.append(f"    {step.error or step.summary}")
+    return lines
+
+
+def _print_answer(answer, as_json: bool, trace: bool) -> None:
+    from .timecodes import format_range
+
+    if as_json:
+        click.echo(json.dumps(answer.public_dict(), ensure_ascii=False, indent=2))
+        return
+    if trace:
+        for line in _trace_lines(answer):
+            click.echo(line)
+        click.echo()
+    click.echo(answer.answer)
+    if trace and answer.evidence:
+        click.echo("\nEvidence:")
+        for e in answer.evidence:
+            click.echo(f"  {format_range(e.start, e.end):>13}  {e.modality:<7} {e.text}")
+
+
+class _Group(click.Group):
+    """Turns staragent's own errors into one line on stderr and exit code 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except StarAgentError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted; finished work is kept and the next run resumes from it", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--profile", type=click.Choice(["offline", "local", "openai"]), help="Backends to use (default: offline).")
+@click.option("--cache-dir", type=click.Path(path_type=Path), help="Where indexes and chats are kept.")
+@click.option("--quiet", is_flag=True, help="No progress output.")
+@click.version_option(package_name="staragent")
+@click.pass_context
+def main(ctx: click.Context, profile, cache_dir, quiet):
+    """Chat with long videos through a tool-using agent, and benchmark such agents."""
+    ctx.obj = {"profile": profile, "cache_dir": cache_dir}
+    if quiet:
+        ctx.obj["progress"] = False
+    ctx.meta["quiet"] = quiet
+
+
+def _index_options(f):
+    f = click.option("--allow-silent", is_flag=True, help="Index a video that has no audio stream (pictures only).")(f)
+    f = click.option("--no-subtitles", is_flag=True, help="Ignore subtitle files and streams; recognise speech instead.")(f)
+    return f
+
+
+def _index_overrides(allow_silent: bool, no_subtitles: bool) -> dict:
+    out = {}
+    if allow_silent:
+        out["allow_silent"] = True
+    if no_subtitles:
+        out["subtitles"] = False
+    return {"index_overrides": out} if out else {}
+
+
+@main.command("sample-video")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--minutes", type=float, default=5.0, show_default=True, help="Length of the video.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Different seeds give different facts.")
+@click.option("--fps", type=int, default=25, show_default=True)
+@click.option("--no-tts", is_flag=True, help="Synthetic speech-like sound instead of espeak-ng narration.")
+@click.pass_context
+def sample_video(ctx, out, minutes, seed, fps, no_tts):
+    """Make a long test video: slides with facts, narration (+ .srt), silences, tones, noise."""
+    from .samples import generate_sample_video
+
+    script = generate_sample_video(out, minutes=minutes, seed=seed, fps=fps, tts=False if no_tts else None, progress=not ctx.meta["quiet"])
+    click.echo(f"wrote {out} ({script.duration / 60:.1f} min, {len(script.slides)} slides, {len(script.facts)} facts, speech: {script.tts})")
+    click.echo(f"      {Path(out).with_suffix('.srt')} and {Path(out).with_name(Path(out).stem + '.facts.json')}")
+
+
+@main.command()
+@click.argument("video", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Rebuild every stage.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+@_index_options
+@click.pass_context
+def index(ctx, video, force, as_json, allow_silent, no_subtitles):
+    """Preprocess VIDEO into a searchable index (cached; a second run does no work)."""
+    from .index.builder import build_index
+
+    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    built = build_index(video, settings, force=force, report=None if ctx.meta["quiet"] else _report)
+    if as_json:
+        click.echo(json.dumps(built.manifest.model_dump(), indent=2, default=str))
+        return
+    click.echo(
+        f"{built.dir}\n{len(built.segments)} segments, {len(built.keyframes)} keyframes, "
+        f"speech from {built.stage_info('speech').get('source')}, text read by {built.stage_info('ocr').get('backend')}"
+    )
+
+
+@main.command()
+@click.argument("video", type=click.Path(path_type=Path))
+@click.argument("query")
+@click.option("--modalities", "-m", help="Comma-separated: speech,ocr,visual,caption,audio (default: all).")
+@click.option("-k", type=int, default=None, help="Number of results (default 5).")
+@click.option("--json", "as_json", is_flag=True)
+@_index_options
+@click.pass_context
+def search(ctx, video, query, modalities, k, as_json, allow_silent, no_subtitles):
+    """Find where QUERY is said, shown or heard in VIDEO."""
+    from .agent.runner import VideoAgent
+    from .timecodes import format_range
+
+    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    agent = VideoAgent(settings, report=None if ctx.meta["quiet"] else _report)
+    result = agent.search(video, query, modalities, k)
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+        return
+    if not result.hits:
+        click.echo(f"no matches for {query!r}")
+    for i, hit in enumerate(result.hits, 1):
+        click.echo(f"{i}. {format_range(hit.start, hit.end):>13}  score {hit.score:.4f}  [{', '.join(sorted(hit.ranks))}]")
+        for e in hit.evidence:
+            click.echo(f"     {e.modality:<7} {format_range(e.start, e.end):>13}  {e.text}")
+    for modality, why in result.unavailable.items():
+        click.echo(f"note: {modality} not searched: {why}", err=True)
+
+
+def _agent_options(f):
+    f = click.option("--tools", help="Comma-separated tool names the agent may use (default: all available).")(f)
+    f = click.option("--max-steps", type=int, help="Rounds of tool calls before the agent must answer.")(f)
+    return f
+
+
+def _make_agent(ctx, tools, max_steps, allow_silent=False, no_subtitles=False):
+    from .agent.runner import VideoAgent
+
+    settings = _settings(ctx, max_steps=max_steps, **_index_overrides(allow_silent, no_subtitles))
+    tool_list = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
+    return VideoAgent(settings, tools=tool_list, report=None if ctx.meta["quiet"] else _report)
+
+
+@main.command()
+@click.argument("video", type=click.Path(path_type=Path))
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print {answer, evidence, trajectory, video, profile}.")
+@click.option("--trace", is_flag=True, help="Show each tool call and the evidence.")
+@click.option("--thread", help="Keep this question in a named conversation (see `chat`).")
+@_agent_options
+@_index_options
+@click.pass_context
+def ask(ctx, video, question, as_json, trace, thread, tools, max_steps, allow_silent, no_subtitles):
+    """Answer QUESTION about VIDEO (indexing it first when needed)."""
+    from .errors import InputError
+
+    if not question.strip():
+        raise InputError("the question is empty; ask something about the video")
+    with _make_agent(ctx, tools, max_steps, allow_silent, no_subtitles) as agent:
+        _print_answer(agent.ask(video, question, thread_id=thread), as_json, trace)
+
+
+@main.command()
+@click.argument("video", type=click.Path(path_type=Path))
+@click.option("--thread", help="Resume this conversation (default: a new one).")
+@click.option("--trace", is_flag=True, help="Show each tool call and the evidence.")
+@_agent_options
+@_index_options
+@click.pass_context
+def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles):
+    """Talk about VIDEO, several questions in a row; later questions can refer to earlier answers."""
+    with _make_agent(ctx, tools, max_steps, allow_silent, no_subtitles) as agent:
+        agent.session(video)  # index before the first prompt
+        conversation = agent.chat(video, thread)
+        click.echo(f"thread {conversation.thread_id} (resume with --thread {conversation.thread_id}); empty line or Ctrl-D ends", err=True)
+        while True:
+            try:
+                question = input("you> ") if sys.stdin.isatty() else sys.stdin.readline()
+            except EOFError:
+                break
+            if not question or not question.strip() or question.strip().lower() in {"exit", "quit", "/exit", "/quit"}:
+                break
+            try:
+                answer = conversation.ask(question.strip())
+            except StarAgentError as exc:
+                click.echo(f"error: {exc}", err=True)
+                continue
+            if not sys.stdin.isatty():
+                click.echo(f"you> {question.strip()}")
+            _print_answer(answer, False, trace)
+            click.echo()
+
+
+if __name__ == "__main__":
+    main()

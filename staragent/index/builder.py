@@ -1,0 +1,166 @@
+"""Building a VideoIndex: validate the input, take the lock, run the stages that are not already
+done for this exact input and configuration, record each one in the manifest as it finishes."""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from ..config import Settings, load_settings
+from ..errors import IndexBuildError, InputError
+from ..fsutil import stable_hash
+from ..media import validate_video
+from .fingerprint import file_fingerprint
+from .manifest import Manifest, StageRecord
+from .progress import ProgressFactory
+from .stages import STAGES, BuildContext, Stage, subtitle_source
+from .store import VideoIndex
+
+log = logging.getLogger("staragent.index")
+Reporter = Callable[[str], None]
+
+
+def index_dir_for(video: Path, fingerprint: str, settings: Settings) -> Path:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", video.stem)[:48] or "video"
+    return settings.index_root / f"{stem}-{fingerprint[:12]}"
+
+
+def _fingerprints(ctx: BuildContext, video_fp: str) -> dict[str, str]:
+    prints: dict[str, str] = {}
+    for stage in STAGES:
+        prints[stage.name] = stable_hash(
+            {"stage": stage.name, "version": stage.version, "params": stage.params(ctx), "deps": [prints[d] for d in stage.deps], "video": video_fp}
+        )
+    return prints
+
+
+def _is_done(stage: Stage, manifest: Manifest, fingerprint: str, directory: Path) -> bool:
+    record = manifest.stages.get(stage.name)
+    return record is not None and record.fingerprint == fingerprint and all((directory / o).exists() for o in stage.outputs)
+
+
+def build_index(
+    video: str | Path,
+    settings: Settings | None = None,
+    pool=None,
+    *,
+    force: bool = False,
+    report: Reporter | None = None,
+) -> VideoIndex:
+    """Index ``video`` (or find it already indexed) and return the VideoIndex."""
+    from filelock import FileLock, Timeout
+
+    settings = settings or load_settings()
+    report = report or log.info
+    video = Path(video)
+    info = validate_video(video, require_audio=not settings.index.allow_silent)
+    subtitles = subtitle_source(video, info, settings.index.subtitles)
+    if pool is None:
+        from ..models.pool import ModelPool
+
+        pool = ModelPool(settings)
+    video_fp = file_fingerprint(video)
+    directory = index_dir_for(video, video_fp, settings)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(directory) + ".lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        report(f"another process is building the index of {video.name}; waiting for it to finish")
+        lock.acquire()
+    try:
+        fresh = not directory.exists()
+        directory.mkdir(exist_ok=True)
+        for leftover in directory.glob(".*.tmp"):  # debris of a killed build
+            shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink()
+        manifest = Manifest.load(directory) or Manifest()
+        if force:
+            manifest.stages.clear()
+        manifest.video = {"path": str(video.resolve()), "fingerprint": video_fp, "size": video.stat().st_size}
+        manifest.media = info.to_dict()
+        manifest.profile = settings.profile
+        progress = ProgressFactory(settings.progress)
+        ctx = BuildContext(video=video, info=info, settings=settings, pool=pool, dir=directory, subtitles=subtitles, progress=progress)
+        ctx.fingerprints = _fingerprints(ctx, video_fp)
+        todo = [s for s in STAGES if not _is_done(s, manifest, ctx.fingerprints[s.name], directory)]
+        if not todo:
+            report(f"index of {video.name} is up to date ({directory})")
+            return VideoIndex(directory)
+        try:
+            _run_stages(todo, ctx, manifest, report)
+        except InputError:
+            if fresh:  # the input itself is bad: leave nothing half-built behind
+                shutil.rmtree(directory, ignore_errors=True)
+            raise
+        return VideoIndex(directory)
+    finally:
+        lock.release()  # the lock file stays: unlinking it would let two processes lock different files
+
+
+def _run_stages(todo: list[Stage], ctx: BuildContext, manifest: Manifest, report: Reporter) -> None:
+    started_all = time.perf_counter()
+    # Three workers: the audio and video lanes overlap, and speech and acoustics share the audio lane.
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="stage") as executor:
+        try:
+            failure = _schedule(executor, todo, ctx, manifest, report)
+        except BaseException:  # Ctrl-C while waiting: running stages stop at their next step
+            ctx.progress.cancel.set()
+            raise
+    if failure is not None:
+        from ..errors import StarAgentError
+
+        if isinstance(failure, (StarAgentError, KeyboardInterrupt)):
+            raise failure
+        raise IndexBuildError(
+            f"indexing {ctx.video.name} failed in a stage ({type(failure).__name__}: {failure}); "
+            "finished stages are kept, run the command again to resume"
+        ) from failure
+    report(f"indexed {ctx.video.name} in {time.perf_counter() - started_all:.1f} s -> {ctx.dir}")
+
+
+def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest, report: Reporter) -> BaseException | None:
+    """Start each stage once its inputs are done; on the first failure start nothing more, let the
+    running stages stop, and return that failure."""
+    done = {s.name for s in STAGES} - {s.name for s in todo}
+    pending = {s.name: s for s in todo}
+    running: dict = {}
+    failure: BaseException | None = None
+
+    def run(stage: Stage) -> tuple[dict, float]:
+        started = time.perf_counter()
+        return stage.run(ctx), time.perf_counter() - started
+
+    while (pending and failure is None) or running:
+        if failure is None:
+            for name, stage in list(pending.items()):
+                if all(d in done for d in stage.deps):
+                    running[executor.submit(run, stage)] = stage
+                    del pending[name]
+        if not running:
+            break
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            stage = running.pop(future)
+            try:
+                info, seconds = future.result()
+            except BaseException as exc:  # noqa: BLE001 - returned to the caller, which re-raises it
+                if failure is None:
+                    failure = exc
+                    ctx.progress.cancel.set()
+                continue
+            manifest.stages[stage.name] = StageRecord(
+                fingerprint=ctx.fingerprints[stage.name], params=stage.params(ctx), seconds=round(seconds, 3), info=info
+            )
+            manifest.save(ctx.dir)
+            done.add(stage.name)
+            report(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}")
+    return failure
+
+
+def _brief(info: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in info.items())

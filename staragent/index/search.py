@@ -1,0 +1,173 @@
+"""Cross-modal search: rank segments per modality (BM25 over text, FAISS over embeddings), fuse
+the rankings with reciprocal rank fusion, merge neighbouring hits of the same scene into one span,
+and attach the evidence that matched, with its own timestamps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..errors import InputError
+from ..schema import Evidence
+from .store import VideoIndex
+from .text import overlap, tokenize
+
+MODALITIES = ("speech", "ocr", "visual", "caption", "audio")
+QueryEncoder = Callable[[str], np.ndarray]
+
+
+class SearchHit(BaseModel):
+    start: float
+    end: float
+    score: float = Field(description="fused reciprocal-rank score (higher is better)")
+    segment_ids: list[int]
+    ranks: dict[str, int] = Field(default_factory=dict, description="best rank of this span in each modality (1 = top)")
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class SearchResult(BaseModel):
+    query: str
+    hits: list[SearchHit]
+    searched: list[str]
+    unavailable: dict[str, str] = Field(default_factory=dict, description="modality -> why it was not searched")
+
+
+def parse_modalities(modalities: list[str] | str | None) -> list[str]:
+    if modalities is None or modalities == "" or modalities == []:
+        return list(MODALITIES)
+    if isinstance(modalities, str):
+        modalities = [m for m in modalities.replace(" ", "").split(",") if m]
+    aliases = {"text": "ocr", "scene_text": "ocr", "transcript": "speech", "asr": "speech", "vision": "visual", "image": "visual", "sound": "audio", "captions": "caption"}
+    out = []
+    for m in modalities:
+        m = aliases.get(m.lower(), m.lower())
+        if m == "all":
+            return list(MODALITIES)
+        if m not in MODALITIES:
+            raise InputError(f"unknown modality {m!r}; choose from {', '.join(MODALITIES)} (or 'all')")
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: int) -> list[tuple[int, float]]:
+    store = index.vectors("visual")
+    hits = store.search(encoder(query), depth)
+    best: dict[int, float] = {}
+    by_keyframe: dict[int, list[int]] = {}
+    for seg in index.segments:
+        for kf in seg.keyframes:
+            by_keyframe.setdefault(kf, []).append(seg.id)
+    for kf_id, score in hits:
+        for seg_id in by_keyframe.get(kf_id, []):
+            best[seg_id] = max(best.get(seg_id, -1.0), score)
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def _rankings(index, query, modalities, encoders, depth) -> tuple[dict[str, list[tuple[int, float]]], dict[str, str]]:
+    rankings: dict[str, list[tuple[int, float]]] = {}
+    unavailable: dict[str, str] = {}
+    for m in modalities:
+        if m == "visual":
+            if index.vectors("visual") is None:
+                unavailable[m] = "this index has no image embeddings (the offline profile has no visual semantics)"
+            elif "visual" not in encoders:
+                unavailable[m] = "no text encoder for visual search is loaded"
+            else:
+                rankings[m] = _rank_visual(index, query, encoders["visual"], depth)
+            continue
+        lexical = index.lexical(m)
+        ranked = lexical.search(query, depth) if lexical is not None else []
+        dense = index.vectors(m) if m in encoders else None
+        if dense is not None:
+            ranked = _fuse({"bm25": ranked, "dense": dense.search(encoders[m](query), depth)}, 60)
+        if lexical is None and dense is None:
+            unavailable[m] = f"no {m} content was extracted from this video"
+            continue
+        rankings[m] = ranked
+    return rankings, unavailable
+
+
+def _fuse(rankings: dict[str, list[tuple[int, float]]], rrf_k: int) -> list[tuple[int, float]]:
+    fused: dict[int, float] = {}
+    for ranked in rankings.values():
+        for rank, (doc, _) in enumerate(ranked, start=1):
+            fused[doc] = fused.get(doc, 0.0) + 1.0 / (rrf_k + rank)
+    return sorted(fused.items(), key=lambda kv: -kv[1])
+
+
+def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: dict[str, int]) -> list[Evidence]:
+    segments = [index.segments[i] for i in seg_ids]
+    start, end = segments[0].start, segments[-1].end
+    found: list[Evidence] = []
+    lines = [(overlap(qtokens, line.text), line) for seg in segments for line in seg.speech]
+    for score, line in sorted((x for x in lines if x[0] > 0), key=lambda x: -x[0])[:3]:
+        found.append(Evidence(start=line.start, end=line.end, modality="speech", text=line.text, score=round(score, 3), source="search"))
+    seen: set[str] = set()
+    ocr = []
+    for seg in segments:
+        for line in seg.ocr:
+            if line.text not in seen:
+                seen.add(line.text)
+                ocr.append((overlap(qtokens, line.text), line.text))
+    for score, text in sorted((x for x in ocr if x[0] > 0), key=lambda x: -x[0])[:3]:
+        found.append(Evidence(start=start, end=end, modality="ocr", text=text, score=round(score, 3), source="search"))
+    for seg in segments:
+        if seg.caption and overlap(qtokens, seg.caption) > 0:
+            found.append(Evidence(start=seg.start, end=seg.end, modality="caption", text=seg.caption, source="search"))
+    if "audio" in ranks:
+        for event in index.events_between(start, end):
+            text = f"{event.label}: {event.detail}" if event.detail else event.label
+            if event.label != "speech" and overlap(qtokens, text) > 0:
+                found.append(Evidence(start=event.start, end=event.end, modality="audio", text=text, source="search"))
+    if "visual" in ranks and not found:
+        found.append(Evidence(start=start, end=end, modality="visual", text="the picture matches the query", source="search"))
+    return found
+
+
+def cross_modal_search(
+    index: VideoIndex,
+    query: str,
+    modalities: list[str] | str | None = None,
+    k: int = 5,
+    *,
+    rrf_k: int = 60,
+    encoders: dict[str, QueryEncoder] | None = None,
+    depth: int = 50,
+) -> SearchResult:
+    if not query or not query.strip():
+        raise InputError("the search query is empty; say what to look for")
+    if k < 1:
+        raise InputError(f"k must be at least 1 (got {k})")
+    chosen = parse_modalities(modalities)
+    rankings, unavailable = _rankings(index, query, chosen, encoders or {}, depth)
+    fused = _fuse(rankings, rrf_k)
+    rank_of = {m: {doc: r for r, (doc, _) in enumerate(ranked, start=1)} for m, ranked in rankings.items()}
+    score_of = dict(fused)
+
+    # neighbouring hits in one scene are one span (a slide shown for a minute is one answer)
+    candidates = sorted(doc for doc, _ in fused[: max(k * 4, 20)])
+    groups: list[list[int]] = []
+    for doc in candidates:
+        if groups and doc == groups[-1][-1] + 1 and index.segments[doc].scene == index.segments[groups[-1][-1]].scene:
+            groups[-1].append(doc)
+        else:
+            groups.append([doc])
+    groups.sort(key=lambda g: -max(score_of[d] for d in g))
+    qtokens = set(tokenize(query))
+    hits = []
+    for group in groups[:k]:
+        ranks = {m: min(r[d] for d in group if d in r) for m, r in rank_of.items() if any(d in r for d in group)}
+        hits.append(
+            SearchHit(
+                start=index.segments[group[0]].start,
+                end=index.segments[group[-1]].end,
+                score=round(max(score_of[d] for d in group), 5),
+                segment_ids=group,
+                ranks=ranks,
+                evidence=_evidence(index, group, qtokens, ranks),
+            )
+        )
+    return SearchResult(query=query, hits=hits, searched=sorted(rankings), unavailable=unavailable)

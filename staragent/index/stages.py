@@ -1,0 +1,384 @@
+"""Preprocessing stages. Each reads what earlier stages wrote, writes its own outputs atomically
+into the index directory, and returns a small dict of facts for the manifest.
+
+Two lanes run side by side: the audio lane (decode -> VAD -> speech, acoustics) and the video lane
+(one decoding pass for scene cuts and keyframes -> OCR); segments, BM25 and vectors join them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import media
+from ..config import Settings
+from ..fsutil import append_jsonl, atomic_dir, atomic_path, read_jsonl, repair_jsonl, write_json, write_jsonl
+from ..media import SAMPLE_RATE, MediaInfo
+from ..records import Keyframe, OcrLine, SpeechLine
+from .fingerprint import file_fingerprint
+from .subtitles import parse_subtitles
+
+# Keyframe selection on the downscaled grey frames: a pixel "changed" when it moved by 10 % of the
+# range; new content is "settled" once consecutive frames agree.
+PIXEL_DELTA = 0.10
+CONTENT_CHANGE = 0.01
+SETTLED = 0.003
+
+
+@dataclass
+class SubtitleSource:
+    kind: str  # "file" | "stream"
+    path: Path | None = None
+    stream: int | None = None
+    fingerprint: str = ""
+
+    def describe(self) -> str:
+        return f"subtitles:{self.path.name}" if self.kind == "file" else f"subtitle stream #{self.stream}"
+
+
+@dataclass
+class BuildContext:
+    video: Path
+    info: MediaInfo
+    settings: Settings
+    pool: Any
+    dir: Path
+    subtitles: SubtitleSource | None
+    progress: Callable[..., Any]
+    fingerprints: dict[str, str] = field(default_factory=dict)
+
+    def path(self, name: str) -> Path:
+        return self.dir / name
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    deps: tuple[str, ...]
+    outputs: tuple[str, ...]
+    params: Callable[[BuildContext], dict]
+    run: Callable[[BuildContext], dict]
+    version: int = 1
+
+
+# ---------------------------------------------------------------- audio lane
+
+
+def run_audio(ctx: BuildContext) -> dict:
+    audio = media.load_audio(ctx.video) if ctx.info.has_audio else np.zeros(0, np.float32)
+    pcm = (np.clip(audio, -1.0, 1.0) * 32767).astype(np.int16)
+    with atomic_path(ctx.path("audio.npy")) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, pcm)
+    return {"samples": int(pcm.size), "seconds": round(pcm.size / SAMPLE_RATE, 3)}
+
+
+def load_pcm(directory: Path) -> np.ndarray:
+    pcm = np.load(directory / "audio.npy", mmap_mode="r")
+    return np.asarray(pcm, dtype=np.float32) / 32767.0
+
+
+def run_vad(ctx: BuildContext) -> dict:
+    audio = load_pcm(ctx.dir)
+    spans = []
+    if audio.size:
+        spans = ctx.pool.get("vad").speech_spans(
+            audio, min_silence=ctx.settings.index.min_silence, threshold=ctx.settings.index.vad_threshold
+        )
+    write_json(ctx.path("speech_spans.json"), [[round(a, 3), round(b, 3)] for a, b in spans])
+    return {"spans": len(spans), "speech_seconds": round(sum(b - a for a, b in spans), 1)}
+
+
+def _speech_params(ctx: BuildContext) -> dict:
+    if ctx.subtitles is not None:
+        return {"source": ctx.subtitles.describe(), "fingerprint": ctx.subtitles.fingerprint}
+    return {"source": "asr", "backend": ctx.settings.asr_backend}
+
+
+def run_speech(ctx: BuildContext) -> dict:
+    if ctx.subtitles is not None:
+        if ctx.subtitles.kind == "file":
+            lines = parse_subtitles(ctx.subtitles.path)
+        else:
+            lines = [
+                SpeechLine(start=a, end=b, text=t, source=ctx.subtitles.describe())
+                for a, b, t in media.read_subtitle_stream(ctx.video, ctx.subtitles.stream)
+            ]
+        write_jsonl(ctx.path("speech.jsonl"), [line.model_dump(exclude_none=True) for line in lines])
+        return {"source": ctx.subtitles.describe(), "lines": len(lines)}
+    spans = [tuple(s) for s in json.loads(ctx.path("speech_spans.json").read_text())]
+    audio = load_pcm(ctx.dir)
+    recognizer = ctx.pool.get("asr")
+    from ..models.asr import chunk_spans
+
+    chunks = chunk_spans(spans)
+    lines = _checkpointed(
+        ctx,
+        "speech",
+        chunks,
+        lambda chunk: [
+            line.model_dump(exclude_none=True)
+            for line in recognizer.transcribe(audio, [chunk])
+        ],
+        desc="speech",
+        unit="chunk",
+    )
+    write_jsonl(ctx.path("speech.jsonl"), [row for rows in lines for row in rows])
+    return {"source": recognizer.name, "lines": sum(len(rows) for rows in lines)}
+
+
+def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[Any], Any], desc: str, unit: str) -> list:
+    """Map ``work`` over ``items``, appending each result to a partial file as it is done, so that
+    a killed build resumes where it stopped. The partial file is tied to the stage fingerprint."""
+    partial = ctx.path(f"{stage}.partial.jsonl")
+    fingerprint = ctx.fingerprints[stage]
+    done: dict[int, Any] = {}
+    if partial.exists():
+        repair_jsonl(partial)
+        rows = read_jsonl(partial)
+        if rows and rows[0].get("fingerprint") == fingerprint:
+            done = {row["i"]: row["out"] for row in rows[1:]}
+        else:
+            partial.unlink()
+    if not partial.exists():
+        append_jsonl(partial, {"fingerprint": fingerprint})
+    results = []
+    with ctx.progress(total=len(items), desc=desc, unit=unit, initial=len(done)) as bar:
+        for i, item in enumerate(items):
+            if i in done:
+                results.append(done[i])
+                continue
+            out = work(item)
+            append_jsonl(partial, {"i": i, "out": out})
+            results.append(out)
+            bar.update(1)
+    return results
+
+
+def finish_checkpoint(ctx: BuildContext, stage: str) -> None:
+    ctx.path(f"{stage}.partial.jsonl").unlink(missing_ok=True)
+
+
+def run_acoustics(ctx: BuildContext) -> dict:
+    from ..models.audio import detect_events, measure
+
+    audio = load_pcm(ctx.dir)
+    spans = [tuple(s) for s in json.loads(ctx.path("speech_spans.json").read_text())]
+    frames = measure(audio, ctx.settings.index.acoustic_window)
+    events = detect_events(frames, spans)
+    with atomic_path(ctx.path("acoustics.npz")) as tmp, open(tmp, "wb") as fh:
+        frames.to_npz(fh)
+    write_jsonl(ctx.path("audio_events.jsonl"), [e.model_dump() for e in events])
+    counts: dict[str, int] = {}
+    for e in events:
+        counts[e.label] = counts.get(e.label, 0) + 1
+    return {"windows": len(frames.times), "events": counts}
+
+
+# ---------------------------------------------------------------- video lane
+
+
+def _frames_params(ctx: BuildContext) -> dict:
+    s = ctx.settings.index
+    return s.model_dump(
+        include={"analysis_fps", "analysis_width", "scene_threshold", "min_scene_len", "keyframe_interval", "keyframe_width", "decode_nonref", "ocr_reuse_threshold"}
+    )
+
+
+def run_frames(ctx: BuildContext) -> dict:
+    """One decoding pass: scene cuts (PySceneDetect's content detector on small frames) and
+    keyframes (first frame of each scene, settled new content, and at least one per interval)."""
+    import cv2
+    from PIL import Image
+    from scenedetect import ContentDetector, FrameTimecode
+
+    s = ctx.settings.index
+    detector = ContentDetector(threshold=s.scene_threshold, min_scene_len=max(1, round(s.min_scene_len * s.analysis_fps)))
+    times: list[float] = []
+    cut_frames: list[int] = []
+    keyframes: list[Keyframe] = []
+    kf_grey = prev_grey = None
+    duration = max(ctx.info.duration, 1e-3)
+    with atomic_dir(ctx.path("keyframes")) as kdir, ctx.progress(total=round(duration), desc="frames", unit="s") as bar:
+        for n, frame in enumerate(media.scan_frames(ctx.video, s.analysis_fps, s.analysis_width, s.decode_nonref)):
+            times.append(frame.time)
+            cuts_now = detector.process_frame(FrameTimecode(n, fps=s.analysis_fps), frame.small)
+            cut_frames.extend(c.frame_num for c in cuts_now)
+            grey = cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255.0
+            take = kf_grey is None or bool(cuts_now)
+            if not take:
+                changed = float(np.mean(np.abs(grey - kf_grey) > PIXEL_DELTA))
+                settled = prev_grey is not None and float(np.mean(np.abs(grey - prev_grey) > PIXEL_DELTA)) < SETTLED
+                take = (changed > CONTENT_CHANGE and settled) or frame.time - keyframes[-1].time >= s.keyframe_interval
+            if take:
+                same = kf_grey is not None and float(np.mean(np.abs(grey - kf_grey))) < s.ocr_reuse_threshold
+                if same:  # the picture did not change: share the previous image and its OCR
+                    prev = keyframes[-1]
+                    file, ocr_from, w, h = prev.file, prev.ocr_from if prev.ocr_from is not None else prev.id, prev.width, prev.height
+                else:
+                    image = frame.image(s.keyframe_width)
+                    file, ocr_from = f"{len(keyframes):06d}.jpg", None
+                    h, w = image.shape[:2]
+                    Image.fromarray(image).save(kdir / file, quality=90)
+                keyframes.append(
+                    Keyframe(id=len(keyframes), time=round(frame.time, 3), until=round(frame.time, 3), scene=0, file=file, width=w, height=h, ocr_from=ocr_from)
+                )
+                kf_grey = grey
+            prev_grey = grey
+            bar.update(max(0, round(frame.time) - bar.n))
+    if not times:
+        from ..errors import MediaError
+
+        raise MediaError(f"{ctx.video.name} has no decodable video frames")
+    cuts = sorted({round(times[min(c, len(times) - 1)], 3) for c in cut_frames if 0 < c < len(times)})
+    from .segments import scene_of
+
+    end = max(ctx.info.duration, times[-1])
+    for i, kf in enumerate(keyframes):
+        kf.until = keyframes[i + 1].time if i + 1 < len(keyframes) else round(end, 3)
+        kf.scene = scene_of(kf.time, cuts)
+    write_jsonl(ctx.path("keyframes.jsonl"), [k.model_dump() for k in keyframes])
+    write_json(ctx.path("scenes.json"), {"cuts": cuts, "duration": round(end, 3), "sampled_frames": len(times)})
+    return {"scenes": len(cuts) + 1, "keyframes": len(keyframes), "keyframe_images": len({k.file for k in keyframes})}
+
+
+def _ocr_params(ctx: BuildContext) -> dict:
+    s = ctx.settings
+    return {"backend": s.ocr_backend, "min_score": s.index.ocr_min_score, "min_height": s.index.ocr_min_height, "languages": s.models.ocr_languages}
+
+
+def run_ocr(ctx: BuildContext) -> dict:
+    from PIL import Image
+
+    keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
+    unique = [k for k in keyframes if k.ocr_from is None]
+    reader = ctx.pool.get("ocr")
+
+    def read(kf: Keyframe) -> list[dict]:
+        image = np.asarray(Image.open(ctx.path("keyframes") / kf.file).convert("RGB"))
+        return [line.model_dump() for line in reader.read(image)]
+
+    results = _checkpointed(ctx, "ocr", unique, read, desc="ocr", unit="frame")
+    by_id = {kf.id: lines for kf, lines in zip(unique, results)}
+    rows = [{"keyframe": k.id, "lines": by_id[k.id if k.ocr_from is None else k.ocr_from]} for k in keyframes]
+    write_jsonl(ctx.path("ocr.jsonl"), rows)
+    finish_checkpoint(ctx, "ocr")
+    return {"backend": reader.name, "frames_read": len(unique), "lines": sum(len(r) for r in results)}
+
+
+# ---------------------------------------------------------------- joining
+
+
+def _segment_params(ctx: BuildContext) -> dict:
+    return ctx.settings.index.model_dump(include={"min_silence", "segment_max", "segment_min"})
+
+
+def run_segments(ctx: BuildContext) -> dict:
+    from ..models.audio import AcousticFrames, summarize
+    from ..records import AcousticEvent, Segment
+    from .segments import scene_of, segment_bounds
+
+    s = ctx.settings.index
+    scenes = json.loads(ctx.path("scenes.json").read_text())
+    cuts, duration = scenes["cuts"], scenes["duration"]
+    spans = [tuple(x) for x in json.loads(ctx.path("speech_spans.json").read_text())]
+    speech = [SpeechLine(**row) for row in read_jsonl(ctx.path("speech.jsonl"))]
+    if not spans and speech:  # no usable audio, but subtitles: let their cues shape the segments
+        spans = [(line.start, line.end) for line in speech]
+    keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
+    ocr = {row["keyframe"]: [OcrLine(**line) for line in row["lines"]] for row in read_jsonl(ctx.path("ocr.jsonl"))}
+    events = [AcousticEvent(**row) for row in read_jsonl(ctx.path("audio_events.jsonl"))]
+    frames = AcousticFrames.from_npz(ctx.path("acoustics.npz"))
+
+    bounds = segment_bounds(duration, spans, cuts, min_silence=s.min_silence, max_len=s.segment_max, min_len=s.segment_min)
+    segments = []
+    for seg_id, (start, end) in enumerate(bounds):
+        mid_lines = [line for line in speech if start <= (line.start + line.end) / 2 < end]
+        # keyframes whose picture is on screen during the segment
+        visible = [k for k in keyframes if k.time < end and k.until > start]
+        seen: set[str] = set()
+        lines: list[OcrLine] = []
+        for k in visible:
+            for line in ocr.get(k.id, []):
+                if line.text not in seen:
+                    seen.add(line.text)
+                    lines.append(line)
+        segments.append(
+            Segment(
+                id=seg_id,
+                start=start,
+                end=end,
+                scene=scene_of(start, cuts),
+                speech=mid_lines,
+                ocr=lines,
+                keyframes=[k.id for k in visible],
+                audio=summarize(frames, events, start, end),
+            )
+        )
+    write_jsonl(ctx.path("segments.jsonl"), [seg.model_dump(exclude_none=True) for seg in segments])
+    lengths = [b - a for a, b in bounds]
+    return {"segments": len(segments), "mean_seconds": round(float(np.mean(lengths)), 2) if lengths else 0}
+
+
+def run_lexical(ctx: BuildContext) -> dict:
+    from ..records import Segment
+    from .lexical import LexicalIndex
+    from .store import segment_texts
+
+    segments = [Segment(**row) for row in read_jsonl(ctx.path("segments.jsonl"))]
+    built = {}
+    with atomic_dir(ctx.path("bm25")) as tmp:
+        for modality, texts in segment_texts(segments).items():
+            index = LexicalIndex.build(texts)
+            if index is not None:
+                index.save(tmp / modality)
+                built[modality] = len(index.doc_ids)
+    return {"documents": built}
+
+
+def _vector_params(ctx: BuildContext) -> dict:
+    return {"visual": None}
+
+
+def run_vectors(ctx: BuildContext) -> dict:
+    """FAISS stores for embedded modalities. The offline profile embeds nothing, and says so."""
+    with atomic_dir(ctx.path("vectors")) as tmp:
+        write_json(tmp / "stores.json", {"stores": {}, "note": f"no embedding backend in profile {ctx.settings.profile!r}"})
+    return {"stores": []}
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("audio", (), ("audio.npy",), lambda ctx: {"rate": SAMPLE_RATE}, run_audio),
+    Stage("vad", ("audio",), ("speech_spans.json",), lambda ctx: ctx.settings.index.model_dump(include={"vad_threshold", "min_silence"}), run_vad),
+    Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech),
+    Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics),
+    Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames),
+    Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr),
+    Stage("segments", ("speech", "acoustics", "ocr"), ("segments.jsonl",), _segment_params, run_segments),
+    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=2),
+    Stage("vectors", ("segments",), ("vectors",), _vector_params, run_vectors),
+)
+
+
+def subtitle_source(video: Path, info: MediaInfo, use_subtitles: bool = True) -> SubtitleSource | None:
+    """Sidecar subtitles first, then a text subtitle stream in the container, else None (ASR)."""
+    from .subtitles import find_sidecar
+
+    if not use_subtitles:
+        return None
+    sidecar = find_sidecar(video)
+    if sidecar is not None:
+        parse_subtitles(sidecar)  # an unreadable file is the user's to fix, before any work starts
+        return SubtitleSource("file", path=sidecar, fingerprint=file_fingerprint(sidecar))
+    if info.subtitle_streams:
+        stream = info.subtitle_streams[0]
+        cues = media.read_subtitle_stream(video, stream.index)
+        if cues:
+            from ..fsutil import stable_hash
+
+            return SubtitleSource("stream", stream=stream.index, fingerprint=stable_hash(cues))
+    return None

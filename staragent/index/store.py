@@ -1,0 +1,141 @@
+"""VideoIndex: read access to one built index directory. Loading is lazy and cached per object."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..fsutil import read_jsonl
+from ..media import SAMPLE_RATE
+from ..records import AcousticEvent, Keyframe, OcrLine, Segment, SpeechLine
+from .manifest import Manifest
+
+TEXT_MODALITIES = ("speech", "ocr", "caption", "audio")
+
+
+def segment_texts(segments: list[Segment]) -> dict[str, dict[int, str]]:
+    """The text each modality contributes to lexical search, per segment."""
+    return {
+        "speech": {s.id: s.speech_text for s in segments},
+        "ocr": {s.id: " ".join(line.text for line in s.ocr) for s in segments},
+        "caption": {s.id: s.caption or "" for s in segments},
+        "audio": {s.id: s.audio.search_text() for s in segments},
+    }
+
+
+class VideoIndex:
+    def __init__(self, directory: str | Path):
+        self.dir = Path(directory)
+        manifest = Manifest.load(self.dir)
+        if manifest is None or "segments" not in manifest.stages:
+            raise InputError(f"{self.dir} is not a complete staragent index; run `staragent index VIDEO` to build it")
+        self.manifest = manifest
+
+    # ------------------------------------------------------------ facts about the video
+    @property
+    def video_path(self) -> Path:
+        return Path(self.manifest.video["path"])
+
+    @property
+    def duration(self) -> float:
+        return float(self.manifest.media.get("duration") or 0.0)
+
+    @property
+    def has_audio(self) -> bool:
+        return bool(self.manifest.media.get("has_audio"))
+
+    def stage_info(self, stage: str) -> dict:
+        record = self.manifest.stages.get(stage)
+        return record.info if record else {}
+
+    # ------------------------------------------------------------ stored records
+    @functools.cached_property
+    def segments(self) -> list[Segment]:
+        return [Segment(**row) for row in read_jsonl(self.dir / "segments.jsonl")]
+
+    @functools.cached_property
+    def keyframes(self) -> list[Keyframe]:
+        return [Keyframe(**row) for row in read_jsonl(self.dir / "keyframes.jsonl")]
+
+    @functools.cached_property
+    def speech(self) -> list[SpeechLine]:
+        return [SpeechLine(**row) for row in read_jsonl(self.dir / "speech.jsonl")]
+
+    @functools.cached_property
+    def ocr(self) -> dict[int, list[OcrLine]]:
+        return {row["keyframe"]: [OcrLine(**line) for line in row["lines"]] for row in read_jsonl(self.dir / "ocr.jsonl")}
+
+    @functools.cached_property
+    def audio_events(self) -> list[AcousticEvent]:
+        return [AcousticEvent(**row) for row in read_jsonl(self.dir / "audio_events.jsonl")]
+
+    @functools.cached_property
+    def acoustic_frames(self):
+        from ..models.audio import AcousticFrames
+
+        return AcousticFrames.from_npz(self.dir / "acoustics.npz")
+
+    @functools.cached_property
+    def scene_cuts(self) -> list[float]:
+        return json.loads((self.dir / "scenes.json").read_text())["cuts"]
+
+    # ------------------------------------------------------------ queries over a time range
+    def segments_between(self, start: float, end: float) -> list[Segment]:
+        return [s for s in self.segments if s.end > start and s.start < end]
+
+    def speech_between(self, start: float, end: float) -> list[SpeechLine]:
+        return [line for line in self.speech if line.end > start and line.start < end]
+
+    def keyframes_between(self, start: float, end: float) -> list[Keyframe]:
+        return [k for k in self.keyframes if k.time < end and k.until > start]
+
+    def ocr_between(self, start: float, end: float) -> list[tuple[Keyframe, list[OcrLine]]]:
+        """Each distinct picture on screen in the range with its text (shared OCR listed once)."""
+        out, seen = [], set()
+        for kf in self.keyframes_between(start, end):
+            source = kf.ocr_from if kf.ocr_from is not None else kf.id
+            if source in seen:
+                continue
+            seen.add(source)
+            out.append((kf, self.ocr.get(kf.id, [])))
+        return out
+
+    def events_between(self, start: float, end: float) -> list[AcousticEvent]:
+        return [e for e in self.audio_events if e.end > start and e.start < end]
+
+    def audio(self, start: float = 0.0, end: float | None = None) -> np.ndarray:
+        pcm = np.load(self.dir / "audio.npy", mmap_mode="r")
+        lo = int(start * SAMPLE_RATE)
+        hi = len(pcm) if end is None else int(end * SAMPLE_RATE)
+        return np.asarray(pcm[lo:hi], dtype=np.float32) / 32767.0
+
+    def keyframe_path(self, keyframe: Keyframe) -> Path:
+        return self.dir / "keyframes" / keyframe.file
+
+    # ------------------------------------------------------------ search structures
+    @functools.cache  # noqa: B019 - one index object per video, lives as long as it
+    def lexical(self, modality: str):
+        from .lexical import LexicalIndex
+
+        directory = self.dir / "bm25" / modality
+        return LexicalIndex.load(directory) if directory.exists() else None
+
+    @functools.cache  # noqa: B019
+    def vectors(self, modality: str):
+        from .vectors import VectorStore
+
+        directory = self.dir / "vectors"
+        return VectorStore.load(directory, modality) if (directory / f"{modality}.faiss").exists() else None
+
+    def vector_modalities(self) -> list[str]:
+        path = self.dir / "vectors" / "stores.json"
+        return sorted(json.loads(path.read_text()).get("stores", {})) if path.exists() else []
+
+    def search(self, query: str, modalities: list[str] | None = None, k: int = 5, **kwargs):
+        from .search import cross_modal_search
+
+        return cross_modal_search(self, query, modalities, k, **kwargs)

@@ -1,0 +1,81 @@
+"""Reading subtitles: sidecar ``.srt`` / ``.vtt`` files next to the video."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import SubtitleError
+from ..records import SpeechLine
+
+SUBTITLE_SUFFIXES = (".srt", ".vtt")
+_TIMING = re.compile(
+    r"(?P<a>(?:\d+:)?\d{1,2}:\d{2}[,.]\d{1,3})\s*-->\s*(?P<b>(?:\d+:)?\d{1,2}:\d{2}[,.]\d{1,3})"
+)
+_TAGS = re.compile(r"<[^>]*>|\{\\[^}]*\}")
+
+
+def find_sidecar(video: str | Path) -> Path | None:
+    """``talk.srt`` / ``talk.vtt`` beside ``talk.mp4``, else a language-tagged one (``talk.en.srt``)."""
+    video = Path(video)
+    for suffix in SUBTITLE_SUFFIXES:
+        candidate = video.with_suffix(suffix)
+        if candidate.exists():
+            return candidate
+    tagged = sorted(
+        p for p in video.parent.glob(f"{glob_escape(video.stem)}.*") if p.suffix.lower() in SUBTITLE_SUFFIXES
+    )
+    english = [p for p in tagged if ".en" in p.name.lower()]
+    return (english or tagged or [None])[0]
+
+
+def glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[\]])", r"[\1]", text)
+
+
+def _clock(text: str) -> float:
+    parts = text.replace(",", ".").split(":")
+    seconds = float(parts[-1])
+    for scale, part in zip((60, 3600), reversed(parts[:-1])):
+        seconds += int(part) * scale
+    return seconds
+
+
+def _decode(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SubtitleError(f"cannot read the subtitle file {path} ({exc.strerror}); fix its permissions or remove it") from None
+    if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SubtitleError(f"{path} is not a text subtitle file (it looks binary); remove or replace it")
+    for encoding in ("utf-8-sig", "utf-16", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeError:
+            continue
+    raise SubtitleError(f"{path} is not in a text encoding we can read; save it as UTF-8")
+
+
+def parse_subtitles(path: str | Path) -> list[SpeechLine]:
+    """Cues of an SRT or WebVTT file as ``SpeechLine``s, in time order, repeats of a cue dropped."""
+    path = Path(path)
+    text = _decode(path).replace("\r\n", "\n").replace("\r", "\n")
+    lines: list[SpeechLine] = []
+    for block in re.split(r"\n\s*\n", text):
+        rows = [r for r in block.split("\n") if r.strip()]
+        for i, row in enumerate(rows):
+            match = _TIMING.search(row)
+            if not match:
+                continue
+            body = " ".join(_TAGS.sub("", r).strip() for r in rows[i + 1 :]).strip()
+            start, end = _clock(match["a"]), _clock(match["b"])
+            if body and end > start and not (lines and lines[-1].text == body and abs(lines[-1].end - start) < 0.05):
+                lines.append(SpeechLine(start=start, end=end, text=body, source=f"subtitles:{path.name}"))
+            break
+    if not lines:
+        raise SubtitleError(
+            f"{path} holds no subtitle cues we can read (expected SRT or WebVTT timings like "
+            "'00:01:02,000 --> 00:01:04,500'); fix or remove it"
+        )
+    lines.sort(key=lambda line: line.start)
+    return lines

@@ -1,0 +1,52 @@
+"""One tokenizer for indexing and querying text (speech, OCR, captions, audio labels).
+
+Lower-cases, keeps numbers whole (``$1,249.99`` -> ``1249.99``), splits words that OCR glued
+together ("MariaLopez", "Flight417"), drops common English words and strips suffixes with the
+Porter stemmer so that "prices" finds "price".
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_NUMBER_COMMAS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+# Word boundaries OCR sometimes loses: "MariaLopez", "Flight417" (applied before lower-casing).
+_GLUED = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+
+STOPWORDS = frozenset(
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "video", "shown", "show", "shows", "say", "says", "said", "tell", "told", "mention", "mentioned", "does", "anything", "something", "someone", "thing", "things"]
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    if word[0].isdigit():
+        return word
+    return _stemmer().stem(word)
+
+
+def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
+    text = _NUMBER_COMMAS.sub("", _GLUED.sub(" ", text).lower().replace("’", "'"))
+    tokens = []
+    for token in _TOKEN.findall(text):
+        token = token.removesuffix("'s")
+        if not keep_stopwords and token in STOPWORDS:
+            continue
+        tokens.append(_stem(token))
+    return tokens
+
+
+def overlap(query_tokens: set[str], text: str) -> float:
+    """Share of the query's tokens found in ``text`` (0-1)."""
+    if not query_tokens:
+        return 0.0
+    return len(query_tokens & set(tokenize(text))) / len(query_tokens)

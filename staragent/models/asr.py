@@ -1,0 +1,83 @@
+"""Speech recognisers. Every backend turns 16 kHz mono audio (optionally restricted to speech spans)
+into ``SpeechLine``s with times relative to the start of the audio it was given."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from ..media import SAMPLE_RATE
+from ..records import SpeechLine, Word
+
+
+class SpeechRecognizer(Protocol):
+    name: str
+
+    def transcribe(
+        self, audio: np.ndarray, spans: list[tuple[float, float]] | None = None, language: str | None = None
+    ) -> list[SpeechLine]: ...
+
+
+def chunk_spans(spans: list[tuple[float, float]], max_len: float = 20.0, max_gap: float = 1.0) -> list[tuple[float, float]]:
+    """Join nearby speech spans into chunks no longer than ``max_len`` (long spans are cut)."""
+    chunks: list[list[float]] = []
+    for start, end in sorted(spans):
+        if chunks and start - chunks[-1][1] <= max_gap and end - chunks[-1][0] <= max_len:
+            chunks[-1][1] = max(chunks[-1][1], end)
+            continue
+        while end - start > max_len:
+            chunks.append([start, start + max_len])
+            start += max_len
+        chunks.append([start, end])
+    return [(a, b) for a, b in chunks]
+
+
+class PocketSphinxRecognizer:
+    """CMU PocketSphinx with the en-us model bundled in its wheel: offline and weak, but real."""
+
+    name = "pocketsphinx"
+
+    def __init__(self) -> None:
+        from pocketsphinx import Decoder
+
+        self._decoder = Decoder(samprate=SAMPLE_RATE, loglevel="FATAL")
+        self._frame_rate = 100.0  # pocketsphinx reports word times in 10 ms frames
+
+    def transcribe(
+        self, audio: np.ndarray, spans: list[tuple[float, float]] | None = None, language: str | None = None
+    ) -> list[SpeechLine]:
+        if language and not language.lower().startswith("en"):
+            from ..errors import ModelUnavailable
+
+            raise ModelUnavailable(f"pocketsphinx only has an English model here; cannot transcribe {language!r}")
+        total = len(audio) / SAMPLE_RATE
+        spans = chunk_spans(spans if spans is not None else [(0.0, total)])
+        lines = []
+        for start, end in spans:
+            piece = audio[int(start * SAMPLE_RATE) : int(end * SAMPLE_RATE)]
+            if piece.size < SAMPLE_RATE // 10:
+                continue
+            line = self._decode(piece, start)
+            if line is not None:
+                lines.append(line)
+        return lines
+
+    def _decode(self, piece: np.ndarray, offset: float) -> SpeechLine | None:
+        pcm = (np.clip(piece, -1.0, 1.0) * 32767).astype(np.int16).tobytes()
+        decoder = self._decoder
+        decoder.start_utt()
+        decoder.process_raw(pcm, full_utt=True)
+        decoder.end_utt()
+        hyp = decoder.hyp()
+        if hyp is None or not hyp.hypstr.strip():
+            return None
+        words = [
+            Word(start=offset + s.start_frame / self._frame_rate, end=offset + (s.end_frame + 1) / self._frame_rate, text=s.word)
+            for s in decoder.seg()
+            if s.word not in ("<s>", "</s>", "<sil>") and not s.word.startswith("[") and not s.word.startswith("++")
+        ]
+        if not words:
+            return None
+        text = " ".join(w.text.split("(")[0] for w in words)
+        return SpeechLine(start=words[0].start, end=words[-1].end, text=text, source=self.name, language="en", words=words)

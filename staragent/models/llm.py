@@ -1,0 +1,60 @@
+"""Chat backends for planning (and judging): one factory, three kinds.
+
+- ``rules``: the offline rule planner (no weights, no network).
+- ``openai``: any OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp server, hosted APIs).
+- ``transformers``: a local Hugging Face model with tool calling (Qwen3-4B by default).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..config import Settings
+from ..errors import ConfigError, ModelUnavailable
+
+BACKENDS = ("rules", "openai", "transformers")
+_THINK = re.compile(r"<think>.*?</think>\s*", re.S)
+
+
+def strip_thinking(text: str) -> str:
+    """Drop reasoning blocks that some models print before their answer."""
+    return _THINK.sub("", text or "").strip()
+
+
+def make_chat_model(settings: Settings, backend: str | None = None, **options):
+    """A LangChain chat model for ``backend`` (default: the profile's planner backend)."""
+    backend = backend or settings.planner_backend
+    if backend == "rules":
+        from ..agent.rules import RulePlanner
+
+        return RulePlanner(**options)
+    if backend == "openai":
+        return _openai(settings, **options)
+    if backend == "transformers":
+        from .chat_transformers import load_transformers_chat
+
+        return load_transformers_chat(settings, **options)
+    raise ConfigError(f"unknown chat backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+def _openai(settings: Settings, **options):
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:
+        raise ModelUnavailable("the openai backend needs the langchain-openai package: pip install langchain-openai") from None
+    planner = settings.planner
+    key = planner.api_key or os.environ.get("OPENAI_API_KEY")
+    if not planner.base_url and not key:
+        raise ModelUnavailable(
+            "the openai backend needs an endpoint: set STARAGENT_PLANNER__BASE_URL (e.g. http://localhost:8000/v1 for vLLM) "
+            "and, for hosted APIs, STARAGENT_PLANNER__API_KEY or OPENAI_API_KEY"
+        )
+    return ChatOpenAI(
+        model=options.pop("model", planner.openai_model),
+        base_url=planner.base_url,
+        api_key=key or "not-needed",
+        temperature=options.pop("temperature", planner.temperature),
+        max_tokens=options.pop("max_tokens", planner.max_tokens),
+        **options,
+    )

@@ -1,0 +1,103 @@
+"""What preprocessing extracts from a video, as stored in a VideoIndex and read by tools."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Word(BaseModel):
+    start: float
+    end: float
+    text: str
+    confidence: float | None = None
+
+
+class SpeechLine(BaseModel):
+    """A stretch of speech: a subtitle cue or a recognised utterance."""
+
+    start: float
+    end: float
+    text: str
+    source: str = Field(description="subtitles | pocketsphinx | faster-whisper:<model> ...")
+    confidence: float | None = None
+    language: str | None = None
+    words: list[Word] | None = None
+
+
+class OcrLine(BaseModel):
+    """A line of text read from a keyframe; ``box`` is ``[x0, y0, x1, y1]`` as fractions of the frame."""
+
+    text: str
+    box: list[float]
+    score: float
+
+
+class Keyframe(BaseModel):
+    """A frame kept for OCR and embeddings; it stands for the picture from ``time`` to ``until``."""
+
+    id: int
+    time: float
+    until: float
+    scene: int
+    file: str
+    width: int
+    height: int
+    ocr_from: int | None = Field(None, description="id of an earlier, near-identical keyframe whose OCR it shares")
+
+
+class AcousticEvent(BaseModel):
+    start: float
+    end: float
+    label: str = Field(description="silence | speech | tone | noise | burst | sound")
+    detail: str = ""
+    loudness_db: float | None = None
+
+
+# Words people use for what the acoustic labels measure, so that lexical search finds "beep".
+LABEL_WORDS = {
+    "tone": "tone beep whistle tonal",
+    "noise": "noise hiss static",
+    "burst": "burst bang pop loud",
+    "silence": "silence quiet pause",
+    "sound": "sound",
+}
+
+
+class AudioSummary(BaseModel):
+    loudness_db: float | None = None
+    peak_db: float | None = None
+    silence_ratio: float | None = None
+    events: list[AcousticEvent] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, description="labels from an audio tagger, when one ran")
+
+    def describe(self) -> str:
+        """The sounds of this span in words: event labels, their details, tagger labels."""
+        kinds = sorted({e.label if not e.detail else f"{e.label} ({e.detail})" for e in self.events if e.label != "speech"})
+        return "; ".join(kinds + list(self.tags))
+
+    def search_text(self) -> str:
+        labels = {e.label for e in self.events if e.label != "speech"}
+        return " ".join([self.describe()] + [LABEL_WORDS.get(label, "") for label in sorted(labels)]).strip()
+
+
+class Segment(BaseModel):
+    """A span ``[start, end)`` of the video with what each modality saw there."""
+
+    id: int
+    start: float
+    end: float
+    scene: int
+    speech: list[SpeechLine] = Field(default_factory=list)
+    ocr: list[OcrLine] = Field(default_factory=list)
+    keyframes: list[int] = Field(default_factory=list)
+    audio: AudioSummary = Field(default_factory=AudioSummary)
+    caption: str | None = None
+    embedding_rows: dict[str, list[int]] = Field(default_factory=dict, description="modality -> row ids in its FAISS store")
+
+    @property
+    def speech_text(self) -> str:
+        return " ".join(line.text for line in self.speech)
+
+    @property
+    def ocr_text(self) -> str:
+        return " | ".join(line.text for line in self.ocr)

@@ -1,0 +1,84 @@
+"""Finding tools: the built-in ones, and third-party ones registered under the ``staragent.tools``
+entry-point group (``name = "package.module:ToolClass"``)."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import logging
+from collections.abc import Iterable
+
+from ..config import Settings
+from ..errors import ToolError
+from .base import Tool
+
+log = logging.getLogger("staragent.tools")
+ENTRY_POINT_GROUP = "staragent.tools"
+
+BUILTIN_TOOLS = (
+    "staragent.tools.search:CrossModalSearch",
+    "staragent.tools.speech:TranscribeSpeech",
+    "staragent.tools.scene_text:ExtractSceneText",
+    "staragent.tools.audio_events:DetectAudioEvents",
+    "staragent.tools.calculator:Calculator",
+)
+
+
+def _load(target: str) -> type[Tool]:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _plugin_targets() -> Iterable[tuple[str, object]]:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        yield ep.name, ep
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()):
+        self._tools: dict[str, Tool] = {}
+        self.origins: dict[str, str] = {}
+        for tool in tools:
+            self.add(tool)
+
+    @classmethod
+    def discover(cls, plugins: bool = True) -> ToolRegistry:
+        registry = cls()
+        for target in BUILTIN_TOOLS:
+            registry.add(_load(target)(), origin="built-in")
+        if plugins:
+            for name, ep in _plugin_targets():
+                try:
+                    tool_cls = ep.load()
+                    registry.add(tool_cls(), origin=f"plugin {ep.value}")
+                except Exception as exc:  # a broken plug-in must not take the agent down
+                    log.warning("skipping plug-in tool %r: %s", name, exc)
+        return registry
+
+    def add(self, tool: Tool, origin: str = "custom") -> None:
+        for attr in ("name", "description", "Args", "Result"):
+            if not hasattr(tool, attr):
+                raise ToolError(f"{type(tool).__name__} is not a tool: it lacks {attr!r}")
+        self._tools[tool.name] = tool
+        self.origins[tool.name] = origin
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> Tool:
+        try:
+            return self._tools[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, self.names(), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ToolError(f"no tool named {name!r}{hint}; available: {', '.join(self.names())}") from None
+
+    def select(self, names: Iterable[str] | None, settings: Settings) -> list[Tool]:
+        """The tools to offer the planner: the named ones (all when None) that can run here."""
+        chosen = [self.get(n) for n in names] if names else [self._tools[n] for n in self.names()]
+        return [t for t in chosen if t.unavailable_reason(settings) is None]

@@ -1,0 +1,60 @@
+"""extract_scene_text: the text visible on screen in a time range."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..schema import Evidence
+from ..timecodes import format_range
+from .base import Tool, ToolContext, ToolResult
+
+
+class FrameText(BaseModel):
+    timestamp: str
+    start: float
+    end: float
+    texts: list[str]
+
+
+class SceneTextResult(ToolResult):
+    timestamp: str
+    texts: list[str] = Field(description="distinct lines of text, in reading order of their first appearance")
+    frames: list[FrameText]
+    note: str | None = None
+
+    def evidence(self) -> list[Evidence]:
+        return [
+            Evidence(start=f.start, end=f.end, modality="ocr", text=t, source="extract_scene_text") for f in self.frames for t in f.texts
+        ]
+
+    def summary(self) -> str:
+        return f"{self.timestamp}: " + (" | ".join(self.texts)[:120] if self.texts else (self.note or "no text"))
+
+
+class ExtractSceneText(Tool):
+    name = "extract_scene_text"
+    description = (
+        "Read the text shown on screen (slides, captions, signs, labels) in a time range. "
+        'timestamp: a range such as "00:12:00-00:12:30".'
+    )
+
+    class Args(BaseModel):
+        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        language: str | None = Field(None, description="language of the text, if known")
+
+    Result = SceneTextResult
+
+    def run(self, ctx: ToolContext, args: Args) -> SceneTextResult:
+        index = ctx.require_index()
+        start, end = ctx.time_range(args.timestamp)
+        frames, seen, texts = [], set(), []
+        for keyframe, lines in index.ocr_between(start, end):
+            lo, hi = max(start, keyframe.time), min(end, keyframe.until)
+            frame_texts = [line.text for line in lines]
+            frames.append(FrameText(timestamp=format_range(lo, hi), start=lo, end=hi, texts=frame_texts))
+            for text in frame_texts:
+                if text not in seen:
+                    seen.add(text)
+                    texts.append(text)
+        note = None if texts else "no readable text on screen in this range"
+        return SceneTextResult(timestamp=format_range(start, end), texts=texts, frames=[f for f in frames if f.texts], note=note)

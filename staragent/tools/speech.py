@@ -1,0 +1,60 @@
+"""transcribe_speech: what is said in a time range."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..schema import Evidence
+from ..timecodes import format_range
+from .base import Tool, ToolContext, ToolResult
+
+
+class Line(BaseModel):
+    timestamp: str
+    start: float
+    end: float
+    text: str
+
+
+class TranscriptResult(ToolResult):
+    timestamp: str
+    transcript: str
+    lines: list[Line]
+    source: str = Field(description="where the words come from: subtitles or a speech recogniser")
+    note: str | None = None
+
+    def evidence(self) -> list[Evidence]:
+        return [Evidence(start=x.start, end=x.end, modality="speech", text=x.text, source="transcribe_speech") for x in self.lines]
+
+    def summary(self) -> str:
+        text = self.transcript or self.note or "no speech"
+        return f"{self.timestamp}: {text[:120]}"
+
+
+class TranscribeSpeech(Tool):
+    name = "transcribe_speech"
+    description = (
+        "Get the words spoken in a time range of the video, with a timestamp for each line. "
+        'timestamp: a range such as "00:12:00-00:12:30" (or "12:00-12:30").'
+    )
+
+    class Args(BaseModel):
+        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        language: str | None = Field(None, description="language of the speech, if known (e.g. en)")
+
+    Result = TranscriptResult
+
+    def run(self, ctx: ToolContext, args: Args) -> TranscriptResult:
+        index = ctx.require_index()
+        start, end = ctx.time_range(args.timestamp)
+        lines = index.speech_between(start, end)
+        source = index.stage_info("speech").get("source", "unknown")
+        note = None
+        if not lines:
+            note = "nobody speaks in this range" if index.has_audio else "the video has no audio track and no subtitles here"
+        elif args.language and lines[0].language and not lines[0].language.startswith(args.language.lower()[:2]):
+            note = f"the speech was transcribed as {lines[0].language!r}, not {args.language!r}"
+        out = [Line(timestamp=format_range(x.start, x.end), start=x.start, end=x.end, text=x.text) for x in lines]
+        return TranscriptResult(
+            timestamp=format_range(start, end), transcript=" ".join(x.text for x in lines), lines=out, source=source, note=note
+        )
