@@ -19,10 +19,11 @@ from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from ..errors import StarAgentError, ToolError
-from ..schema import TrajectoryStep
-from .session import Session
-from .state import AgentState
+# Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
+from staragent.agent.session import Session
+from staragent.agent.state import AgentState
+from staragent.errors import StarAgentError, ToolError
+from staragent.schema import TrajectoryStep
 
 log = logging.getLogger("staragent.agent")
 
@@ -44,8 +45,8 @@ class AgentContext:
 
 @functools.lru_cache(maxsize=8)
 def _server_session(video: str | None, profile: str | None) -> Session:
-    from ..config import load_settings
-    from .session import open_session
+    from staragent.agent.session import open_session
+    from staragent.config import load_settings
 
     return open_session(video, load_settings(profile=profile))
 

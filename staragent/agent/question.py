@@ -11,8 +11,8 @@ from ..index.text import STOPWORDS, tokenize
 from ..timecodes import parse_time
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
-                "speak", "speaks", "speaker", "narrator", "narration", "voice", "announce", "announced", "explain",
-                "explained", "told", "tell", "state", "stated", "quote", "words", "claim", "claimed"}
+                "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
+                "state", "stated", "quote", "claim", "claimed"}
 OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", "sign", "caption", "captions", "displayed",
              "display", "displays", "shown", "title", "label", "read", "reads", "banner", "poster", "board", "headline",
              "onscreen", "on-screen", "printed", "chart", "table"}

@@ -36,7 +36,8 @@ _MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|usd|eur)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:thousand|million|billion|trillion|bn|k)\b)?", re.I)
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
 _TIME = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.I)
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+_NAME = re.compile(r"\b(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b|\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][a-z]+")
+_PROPER = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]{2,}|(?<=\s)[A-Z][a-z]+\s+[A-Z][a-z]+")
 _YEAR = re.compile(r"\b(1[89]|20)\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
 
 
@@ -102,10 +103,11 @@ def read_turn(messages: list[BaseMessage]) -> Turn:
 
 
 def _range_calls(q: Question, start: float, end: float, tools: set[str]) -> list[dict]:
-    """Read a span with the tools that fit the question (speech and screen text when unsure)."""
+    """Read a span: its sounds for a question about sounds, else what is said and shown (both are
+    cheap, and a question's wording is a weak guide to where its answer lives)."""
     span = clock_range(start, end)
-    wanted = [tool for intent, tool in (("audio", AUDIO), ("speech", SPEECH), ("ocr", TEXT)) if intent in q.wants]
-    return [_call(name, timestamp=span) for name in wanted or [SPEECH, TEXT] if name in tools]
+    wanted = [AUDIO] if q.wants == {"audio"} else [AUDIO] * ("audio" in q.wants) + [SPEECH, TEXT]
+    return [_call(name, timestamp=span) for name in wanted if name in tools]
 
 
 def _anchor(turn: Turn) -> tuple[float, float] | None:
@@ -266,27 +268,56 @@ def _has_type(text: str, answer_type: str | None) -> bool:
         return bool(_TIME.search(text))
     if answer_type == "date":
         return bool(_YEAR.search(text))
-    if answer_type in ("person", "place"):
+    if answer_type == "person":
         return bool(_NAME.search(text))
+    if answer_type == "place":
+        return bool(_NAME.search(text) or _PROPER.search(text))
     return False
+
+
+def _beyond_question(text: str, wanted: set[str]) -> str:
+    """``text`` without the words the question already used: what the line adds."""
+    return " ".join(w for w in text.split() if not (set(tokenize(w)) & wanted))
 
 
 def _score(q: Question, e: Evidence) -> tuple[float, float]:
     wanted = q.tokens
     toks = set(tokenize(e.text))
     share = len(wanted & toks) / max(1, len(wanted))
+    news = _beyond_question(e.text, wanted)
     if (q.time_range or q.relation) and e.source != "cross_modal_search" and (not q.wants or e.modality in q.wants):
         share = max(share, 0.5)  # the question named the moment: what is there is the answer
-    score = share + (0.5 if _has_type(e.text, q.answer_type) else 0.0) + (0.15 if e.modality in q.wants else 0.0)
+    score = share + (0.5 if _has_type(news, q.answer_type) else 0.0) + (0.15 if e.modality in q.wants else 0.0)
+    if not tokenize(news):
+        score -= 0.4  # it only repeats the question (a title, a heading)
     if e.modality == "audio" and "audio" in q.wants:
         share = max(share, 0.5)
         score += 0.5
     return score, share
 
 
+def _with_context(q: Question, evidence: list[Evidence]) -> list[tuple[float, float, Evidence]]:
+    """Score every line; a line shown together with a matching line (the name under a slide's
+    title) borrows part of that line's match, since it is often the answer."""
+    scores = {e.key(): _score(q, e) for e in evidence}
+    out = []
+    for e in evidence:
+        score, share = scores[e.key()]
+        if share == 0 and e.modality == "ocr":
+            borrowed = max(
+                (scores[o.key()][1] for o in evidence if o.modality == "ocr" and o.start < e.end and o.end > e.start and o is not e),
+                default=0.0,
+            )
+            share = 0.6 * borrowed
+            score += share
+        if share > 0:
+            out.append((score, share, e))
+    return out
+
+
 def choose_evidence(turn: Turn, limit: int = 3) -> list[Evidence]:
     q = turn.question
-    scored = [(s, share, e) for e in _turn_evidence(turn) for s, share in [_score(q, e)] if share > 0]
+    scored = _with_context(q, _turn_evidence(turn))
     if not scored:
         return []
     if q.relation and any(e.source != "cross_modal_search" for *_, e in scored):

@@ -18,6 +18,7 @@ from ..records import AcousticEvent, AudioSummary
 SILENCE_DB = -45.0
 TONE_FLATNESS = 0.02
 TONE_PEAK_SHARE = 0.5
+TONE_STEADINESS = 0.25  # a tone's loudness barely moves within a window; a voice's does
 NOISE_FLATNESS = 0.25
 BURST_RISE_DB = 12.0
 BURST_MAX_SECONDS = 3.0
@@ -33,15 +34,17 @@ class AcousticFrames:
     flatness: np.ndarray
     peak_hz: np.ndarray
     peak_share: np.ndarray
+    unsteadiness: np.ndarray
+    """coefficient of variation of the loudness of ten sub-windows"""
 
     def to_npz(self, path) -> None:
         np.savez(path, window=self.window, times=self.times, rms_db=self.rms_db, flatness=self.flatness,
-                 peak_hz=self.peak_hz, peak_share=self.peak_share)
+                 peak_hz=self.peak_hz, peak_share=self.peak_share, unsteadiness=self.unsteadiness)
 
     @classmethod
     def from_npz(cls, path) -> AcousticFrames:
         data = np.load(path)
-        return cls(float(data["window"]), data["times"], data["rms_db"], data["flatness"], data["peak_hz"], data["peak_share"])
+        return cls(float(data["window"]), data["times"], data["rms_db"], data["flatness"], data["peak_hz"], data["peak_share"], data["unsteadiness"])
 
     def between(self, start: float, end: float) -> np.ndarray:
         """Indices of the windows that overlap ``[start, end)``."""
@@ -56,6 +59,8 @@ def measure(audio: np.ndarray, window: float = 0.5, chunk_windows: int = 512) ->
     flatness = np.empty(count, np.float32)
     peak_hz = np.empty(count, np.float32)
     peak_share = np.empty(count, np.float32)
+    unsteadiness = np.empty(count, np.float32)
+    sub = size // 10
     taper = np.hanning(size).astype(np.float32)
     freqs = np.fft.rfftfreq(size, 1.0 / SAMPLE_RATE)
     for first in range(0, count, chunk_windows):  # chunks bound the memory of the FFT
@@ -63,6 +68,8 @@ def measure(audio: np.ndarray, window: float = 0.5, chunk_windows: int = 512) ->
         block = audio[first * size : last * size].reshape(last - first, size)
         rms = np.sqrt(np.mean(block.astype(np.float64) ** 2, axis=1))
         rms_db[first:last] = 20 * np.log10(np.maximum(rms, 1e-6))
+        parts = np.sqrt(np.mean(block[:, : sub * 10].reshape(len(block), 10, sub).astype(np.float64) ** 2, axis=2))
+        unsteadiness[first:last] = parts.std(axis=1) / np.maximum(parts.mean(axis=1), 1e-9)
         power = np.abs(np.fft.rfft(block * taper, axis=1)) ** 2 + 1e-12
         power[:, 0] = 1e-12  # ignore DC
         flatness[first:last] = np.exp(np.mean(np.log(power), axis=1)) / np.mean(power, axis=1)
@@ -70,7 +77,7 @@ def measure(audio: np.ndarray, window: float = 0.5, chunk_windows: int = 512) ->
         peak_hz[first:last] = freqs[peak]
         near = np.stack([np.take_along_axis(power, np.clip(peak + d, 0, power.shape[1] - 1)[:, None], 1)[:, 0] for d in range(-3, 4)])
         peak_share[first:last] = near.sum(axis=0) / power.sum(axis=1)
-    return AcousticFrames(window, times, rms_db, flatness, peak_hz, peak_share)
+    return AcousticFrames(window, times, rms_db, flatness, peak_hz, peak_share, unsteadiness)
 
 
 def _local_background(rms_db: np.ndarray, window: float, span: float = 20.0) -> np.ndarray:
@@ -90,7 +97,7 @@ def _label(frames: AcousticFrames, speech_mask: np.ndarray) -> list[str]:
         loud = frames.rms_db[i]
         if loud < SILENCE_DB:
             labels.append("silence")
-        elif frames.flatness[i] < TONE_FLATNESS and frames.peak_share[i] > TONE_PEAK_SHARE:
+        elif frames.flatness[i] < TONE_FLATNESS and frames.peak_share[i] > TONE_PEAK_SHARE and frames.unsteadiness[i] < TONE_STEADINESS:
             labels.append("tone")
         elif speech_mask[i]:
             labels.append("speech")
@@ -134,6 +141,8 @@ def detect_events(frames: AcousticFrames, speech_spans: list[tuple[float, float]
                 label, detail = "burst", "short burst of broadband noise"
             else:
                 detail = "broadband noise"
+        elif label == "sound" and float(np.median(frames.flatness[i : j + 1])) < TONE_FLATNESS:
+            detail = f"tonal sound near {int(round(float(np.median(frames.peak_hz[i : j + 1])), -1))} Hz"
         elif label == "burst":
             if end - start <= BURST_MAX_SECONDS:
                 detail = "sudden loud sound"

@@ -1,0 +1,38 @@
+# One command for each job; each creates or refreshes .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test bench lint venv system-deps clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	@rm -f $(VENV)/.installed-* && touch $@
+
+venv: $(STAMP)
+
+# espeak-ng speaks the sample videos' narration; without it they use a synthetic voice-like sound.
+system-deps:
+	@command -v espeak-ng >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get install -y -q espeak-ng >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q espeak-ng >/dev/null)) \
+	      || echo "note: could not install espeak-ng; sample videos will use synthetic speech"; \
+	  else echo "note: espeak-ng is not installed (sudo apt-get install espeak-ng); sample videos will use synthetic speech"; fi; }
+
+demo: venv system-deps
+	$(BIN)/staragent demo
+
+test: venv system-deps
+	$(BIN)/python -m pytest -q
+
+bench: venv system-deps
+	$(BIN)/python benchmarks/run.py
+
+lint: venv
+	$(BIN)/ruff check staragent tests benchmarks
+
+clean:
+	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache

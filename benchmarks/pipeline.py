@@ -1,0 +1,124 @@
+"""Offline pipeline benchmark: index a generated 60-minute video, next to the decode floor (PyAV
+decoding the same frames and the audio, nothing else), then search and ask latency.
+
+Indexing runs in a child process so that its peak memory (max RSS) is measured on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common import WORK, Timer, save, summary
+
+INDEX_CHILD = """
+import json, sys, time
+from staragent.config import load_settings
+from staragent.index.builder import build_index
+settings = load_settings(cache_dir=sys.argv[2], progress=False)
+started = time.perf_counter()
+index = build_index(sys.argv[1], settings)
+print(json.dumps({"seconds": time.perf_counter() - started,
+                  "stages": {k: v.seconds for k, v in index.manifest.stages.items()},
+                  "info": {k: v.info for k, v in index.manifest.stages.items()}}))
+"""
+
+
+def sample_video(minutes: float) -> Path:
+    from staragent.samples import generate_sample_video
+
+    video = WORK / f"sample_{int(minutes)}min.mp4"
+    if not video.exists():
+        WORK.mkdir(parents=True, exist_ok=True)
+        with Timer() as t:
+            generate_sample_video(video, minutes=minutes, seed=11)
+        print(f"generated {video.name} in {t.seconds:.0f} s", flush=True)
+    return video
+
+
+def decode_floor(video: Path) -> dict:
+    """PyAV alone: decode the video as the index does (same frame skipping, frame threading) and
+    the audio to 16 kHz mono. Sequential; the index overlaps the two."""
+    import av
+
+    from staragent import media
+    from staragent.config import IndexSettings
+
+    cfg = IndexSettings()
+    with Timer() as tv, av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        if cfg.decode_nonref:
+            stream.codec_context.skip_frame = "NONREF"
+        frames = sum(1 for _ in container.decode(stream))
+    with Timer() as ta:
+        media.load_audio(video)
+    return {"video_seconds": tv.seconds, "audio_seconds": ta.seconds, "total_seconds": tv.seconds + ta.seconds, "decoded_frames": frames}
+
+
+def index_once(video: Path, cache: Path) -> dict:
+    shutil.rmtree(cache, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run([sys.executable, "-c", INDEX_CHILD, str(video), str(cache)], capture_output=True, text=True, check=True)
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["peak_rss_mb"] = max(peak_kb, before) / 1024
+    return result
+
+
+def latencies(video: Path, cache: Path) -> dict:
+    from staragent.agent.runner import VideoAgent
+    from staragent.config import load_settings
+    from staragent.samples import SampleScript
+
+    script = SampleScript.load(video.with_name(video.stem + ".facts.json"))
+    agent = VideoAgent(load_settings(cache_dir=cache, progress=False))
+    agent.session(video)
+    queries = [f.topic for f in script.facts][:200]
+    search = []
+    for q in queries:
+        started = time.perf_counter()
+        agent.search(video, q)
+        search.append(time.perf_counter() - started)
+    questions = [f.question for f in script.facts if f.modality in ("ocr", "speech")][:40]
+    ask, correct = [], 0
+    for fact in [f for f in script.facts if f.question in questions]:
+        answer = agent.ask(video, fact.question)
+        ask.append(answer.latency_s)
+        correct += all(k.lower() in answer.answer.lower() for k in fact.keywords)
+    agent.close()
+    return {"search_s": summary(search), "ask_s": summary(ask), "ask_with_expected_fact": f"{correct}/{len(ask)}"}
+
+
+def main(minutes: float = 60.0) -> dict:
+    video = sample_video(minutes)
+    from staragent.media import probe
+
+    duration = probe(video).duration
+    floor = decode_floor(video)
+    print(f"decode floor {floor['total_seconds']:.1f} s", flush=True)
+    cache = WORK / "cache"
+    indexed = index_once(video, cache)
+    print(f"index {indexed['seconds']:.1f} s, peak {indexed['peak_rss_mb']:.0f} MB", flush=True)
+    timings = latencies(video, cache)
+    data = {
+        "command": "make bench  (benchmarks/pipeline.py)",
+        "video": {"minutes": round(duration / 60, 1), "file": video.name},
+        "decode_floor": floor,
+        "index": indexed,
+        "index_x_realtime": duration / indexed["seconds"],
+        "floor_x_realtime": duration / floor["total_seconds"],
+        "index_over_floor": indexed["seconds"] / floor["total_seconds"],
+        **timings,
+    }
+    save("pipeline_cpu", data)
+    return data
+
+
+if __name__ == "__main__":
+    main(float(sys.argv[1]) if len(sys.argv) > 1 else 60.0)

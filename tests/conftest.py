@@ -1,0 +1,60 @@
+"""Shared fixtures. Media is generated here (see media_factory.py); nothing is downloaded."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from media_factory import conference_video  # noqa: E402
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(monkeypatch, tmp_path_factory):
+    """Tests never read the developer's ~/.config/staragent or STARAGENT_* variables."""
+    for key in list(os.environ):
+        if key.startswith("STARAGENT_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("STARAGENT_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from staragent.config import load_settings
+
+    return load_settings(cache_dir=tmp_path / "cache", progress=False)
+
+
+@pytest.fixture(scope="session")
+def foreign(tmp_path_factory):
+    """A 38-second conference video with WebVTT subtitles, built once per test session."""
+    return conference_video(tmp_path_factory.mktemp("media") / "conference.mp4", subtitles="vtt")
+
+
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="session")
+def foreign_index(foreign, session_cache):
+    from staragent.config import load_settings
+    from staragent.index.builder import build_index
+
+    return build_index(foreign.path, load_settings(cache_dir=session_cache, progress=False))
+
+
+@pytest.fixture(scope="session")
+def agent(session_cache, foreign_index):
+    from staragent.agent.runner import VideoAgent
+    from staragent.config import load_settings
+
+    with VideoAgent(load_settings(cache_dir=session_cache, progress=False)) as a:
+        yield a

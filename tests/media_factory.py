@@ -1,0 +1,226 @@
+"""Short test videos made with a different toolchain than ``staragent.samples``: OpenCV's MPEG-4
+writer and Hershey fonts for the pictures, numpy for the sound, PyAV only to mux. They stand in for
+videos "nobody here made": other codecs, fonts, containers and subtitle formats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+RATE = 16_000
+
+
+@dataclass
+class Slide:
+    seconds: float
+    lines: list[str]
+    background: tuple[int, int, int] = (40, 40, 40)
+    moving_box: bool = False
+
+
+@dataclass
+class Sound:
+    start: float
+    end: float
+    kind: str  # "tone" | "noise" | "speech"
+    freq: float = 1000.0
+
+
+@dataclass
+class Cue:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass
+class ForeignVideo:
+    path: Path
+    slides: list[Slide]
+    sounds: list[Sound]
+    cues: list[Cue] = field(default_factory=list)
+
+    def slide_span(self, index: int) -> tuple[float, float]:
+        start = sum(s.seconds for s in self.slides[:index])
+        return start, start + self.slides[index].seconds
+
+    @property
+    def duration(self) -> float:
+        return sum(s.seconds for s in self.slides)
+
+
+def _frames(slides: list[Slide], fps: int, size: tuple[int, int]):
+    import cv2
+
+    width, height = size
+    for slide in slides:
+        base = np.full((height, width, 3), slide.background, np.uint8)
+        for i, line in enumerate(slide.lines):
+            scale = 1.4 if i == 0 else 1.0
+            cv2.putText(base, line, (30, 70 + 60 * i), cv2.FONT_HERSHEY_DUPLEX, scale, (255, 255, 255), 2, cv2.LINE_AA)
+        count = int(round(slide.seconds * fps))
+        for n in range(count):
+            frame = base.copy()
+            if slide.moving_box:
+                x = int((width - 60) * n / max(1, count - 1))
+                cv2.rectangle(frame, (x, height - 90), (x + 60, height - 30), (0, 0, 255), -1)
+            yield frame
+
+
+def _speechlike(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Voiced buzz with a syllable rhythm: what a voice activity detector takes for speech."""
+    t = np.arange(n) / RATE
+    pitch = 120 + 20 * np.sin(2 * np.pi * 0.7 * t)
+    phase = 2 * np.pi * np.cumsum(pitch) / RATE
+    voice = sum(np.sin(k * phase) / k for k in range(1, 12))
+    envelope = 0.5 * (1 + np.sin(2 * np.pi * 4 * t)) ** 2
+    return (0.25 * voice * envelope + 0.01 * rng.standard_normal(n)).astype(np.float32)
+
+
+def _spoken(text: str, n: int) -> np.ndarray | None:
+    """``text`` read by espeak-ng, fitted into ``n`` samples; None when espeak-ng is missing."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    if not shutil.which("espeak-ng"):
+        return None
+    from staragent.media import load_audio
+
+    with tempfile.TemporaryDirectory() as tmp:
+        wav = Path(tmp) / "say.wav"
+        subprocess.run(["espeak-ng", "-s", "170", "-w", str(wav), text], check=True, capture_output=True)
+        voice = load_audio(wav)
+    out = np.zeros(n, np.float32)
+    out[: min(n, len(voice))] = 0.8 * voice[:n]
+    return out
+
+
+def _audio(duration: float, sounds: list[Sound], cues: list[Cue], seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    audio = np.zeros(int(duration * RATE), np.float32)
+    for s in sounds:
+        lo, hi = int(s.start * RATE), int(s.end * RATE)
+        n = hi - lo
+        words = " ".join(c.text for c in cues if c.start < s.end and c.end > s.start)
+        if s.kind == "speech" and words and (voice := _spoken(words, n)) is not None:
+            audio[lo:hi] = voice
+        elif s.kind == "tone":
+            audio[lo:hi] = 0.3 * np.sin(2 * np.pi * s.freq * np.arange(n) / RATE)
+        elif s.kind == "noise":
+            audio[lo:hi] = 0.3 * rng.uniform(-1, 1, n)
+        elif s.kind == "speech":
+            audio[lo:hi] = _speechlike(n, rng)
+    return audio
+
+
+def _srt_time(t: float) -> str:
+    ms = int(round(t * 1000))
+    return f"{ms // 3600000:02d}:{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"
+
+
+def write_srt(path: Path, cues: list[Cue]) -> None:
+    path.write_text("\n".join(f"{i}\n{_srt_time(c.start)} --> {_srt_time(c.end)}\n{c.text}\n" for i, c in enumerate(cues, 1)), encoding="utf-8")
+
+
+def write_vtt(path: Path, cues: list[Cue]) -> None:
+    body = "\n".join(f"{_srt_time(c.start).replace(',', '.')} --> {_srt_time(c.end).replace(',', '.')} align:start\n<v Host>{c.text}</v>\n" for c in cues)
+    path.write_text("WEBVTT\n\n" + body, encoding="utf-8")
+
+
+def make_video(
+    path: Path,
+    slides: list[Slide],
+    sounds: list[Sound] = (),
+    cues: list[Cue] = (),
+    *,
+    subtitles: str | None = "srt",
+    audio: bool = True,
+    fps: int = 10,
+    size: tuple[int, int] = (640, 360),
+    faststart: bool = False,
+) -> ForeignVideo:
+    """Write ``path`` (.mp4 or .mkv). ``subtitles``: "srt" | "vtt" sidecar, "embedded" stream, None."""
+    import av
+    import cv2
+
+    path = Path(path)
+    silent = path.with_name(path.stem + ".noaudio.avi")
+    writer = cv2.VideoWriter(str(silent), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+    for frame in _frames(slides, fps, size):
+        writer.write(frame)
+    writer.release()
+    duration = sum(s.seconds for s in slides)
+    samples = _audio(duration, list(sounds), list(cues))
+
+    srt_source = None
+    if subtitles == "embedded":  # FFmpeg's SubRip demuxer gives packets a container can carry
+        srt_source = path.with_name(path.stem + ".embedded.srt")
+        write_srt(srt_source, list(cues))
+    options = {"movflags": "faststart"} if faststart else {}
+    with av.open(str(silent)) as src, av.open(str(path), "w", options=options) as out:
+        vout = out.add_stream("mpeg4", rate=fps)
+        vout.width, vout.height, vout.pix_fmt = size[0], size[1], "yuv420p"
+        vout.bit_rate = 600_000
+        aout = None
+        if audio:
+            aout = out.add_stream("aac", rate=RATE)
+            aout.layout = "mono"
+        subs_in = av.open(str(srt_source)) if srt_source else None
+        sout = out.add_stream_from_template(subs_in.streams.subtitles[0]) if subs_in else None
+        for n, frame in enumerate(src.decode(video=0)):
+            frame = frame.reformat(format="yuv420p")
+            frame.pts = n
+            for packet in vout.encode(frame):
+                out.mux(packet)
+        for packet in vout.encode():
+            out.mux(packet)
+        if aout is not None:
+            pts = 0
+            for lo in range(0, len(samples), 1024):
+                chunk = av.AudioFrame.from_ndarray(samples[None, lo : lo + 1024], format="flt", layout="mono")
+                chunk.sample_rate, chunk.pts = RATE, pts
+                pts += chunk.samples
+                for packet in aout.encode(chunk):
+                    out.mux(packet)
+            for packet in aout.encode():
+                out.mux(packet)
+        if subs_in is not None:
+            for packet in subs_in.demux(subs_in.streams.subtitles[0]):
+                if packet.dts is not None:
+                    packet.stream = sout
+                    out.mux(packet)
+            subs_in.close()
+    silent.unlink()
+    if srt_source:
+        srt_source.unlink()
+    if subtitles == "srt":
+        write_srt(path.with_suffix(".srt"), list(cues))
+    elif subtitles == "vtt":
+        write_vtt(path.with_suffix(".vtt"), list(cues))
+    return ForeignVideo(path=path, slides=list(slides), sounds=list(sounds), cues=list(cues))
+
+
+def conference_video(path: Path, **kwargs) -> ForeignVideo:
+    """Four slides (the third with a moving box), narration cues, a tone, a noise burst, silences."""
+    slides = [
+        Slide(10, ["Coffee Grinder Z9", "Price: $129.50", "Made in Porto"], (90, 40, 20)),
+        Slide(10, ["Keynote Speaker", "Dr. Amara Singh", "Room 4B at 10:15"], (20, 70, 30)),
+        Slide(8, ["Live Demo"], (30, 30, 90), moving_box=True),
+        Slide(10, ["Attendance", "Visitors: 4,280", "Growth: 12%"], (60, 60, 60)),
+    ]
+    sounds = [
+        Sound(1.0, 4.0, "speech"),
+        Sound(11.0, 14.5, "speech"),
+        Sound(21.0, 22.5, "tone", 1000.0),
+        Sound(24.0, 25.0, "noise"),
+        Sound(29.0, 33.0, "speech"),
+    ]
+    cues = [
+        Cue(1.0, 4.0, "This grinder has a five year warranty."),
+        Cue(11.0, 14.5, "Our keynote speaker flew in from Nairobi this morning."),
+        Cue(29.0, 33.0, "Attendance grew for the third year in a row."),
+    ]
+    return make_video(path, slides, sounds, cues, **kwargs)

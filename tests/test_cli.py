@@ -1,0 +1,78 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+
+
+def run(*args, cache=None, stdin=None):
+    cmd = [sys.executable, "-m", "staragent", "--quiet"] + (["--cache-dir", str(cache)] if cache else []) + [str(a) for a in args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, input=stdin, timeout=600)
+
+
+def test_help_is_instant_and_imports_nothing_heavy():
+    code = "import sys, staragent.cli; heavy = {'torch', 'langgraph', 'transformers', 'av', 'faiss', 'cv2'} & set(sys.modules); print(sorted(heavy))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+    result = run("--help")
+    assert result.returncode == 0 and "ask" in result.stdout and "chat" in result.stdout
+
+
+def test_ask_json_prints_the_documented_object(foreign, session_cache, foreign_index):
+    result = run("ask", foreign.path, "What is the price of the coffee grinder?", "--json", cache=session_cache)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert "$129.50" in data["answer"] and data["profile"] == "offline"
+    assert data["trajectory"][0]["tool"] == "cross_modal_search" and data["evidence"][0]["end"] <= 10.5
+
+
+def test_ask_trace_shows_steps_and_evidence(foreign, session_cache, foreign_index):
+    result = run("ask", foreign.path, "Who is the keynote speaker?", "--trace", cache=session_cache)
+    assert result.returncode == 0
+    assert "[1] cross_modal_search" in result.stdout and "Evidence:" in result.stdout and "Amara Singh" in result.stdout
+
+
+def test_index_then_search(foreign, tmp_path):
+    first = run("index", foreign.path, cache=tmp_path)
+    assert first.returncode == 0 and "segments" in first.stdout
+    again = subprocess.run([sys.executable, "-m", "staragent", "--cache-dir", str(tmp_path), "index", str(foreign.path)], capture_output=True, text=True, cwd=ROOT)
+    assert "up to date" in again.stderr
+    found = run("search", foreign.path, "Nairobi", "-m", "speech", "--json", cache=tmp_path)
+    hits = json.loads(found.stdout)["hits"]
+    assert hits[0]["evidence"][0]["text"].startswith("Our keynote speaker")
+
+
+def test_chat_reads_questions_from_stdin(foreign, session_cache, foreign_index):
+    result = run("chat", foreign.path, cache=session_cache, stdin="What is the price of the coffee grinder?\nWhat was said right after that?\n")
+    assert result.returncode == 0, result.stderr
+    assert "129.50" in result.stdout and "Nairobi" in result.stdout
+    assert "resume with --thread" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda d: d / "missing.mp4", "no such file"),
+        (lambda d: (d / "notes.mp4").write_text("hello") and d / "notes.mp4", "not a video"),
+        (lambda d: (d / "empty.mp4").write_bytes(b"") or d / "empty.mp4", "empty"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_no_traceback(tmp_path, make, message):
+    result = run("ask", make(tmp_path), "anything?", cache=tmp_path / "cache")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "cache" / "index").exists() or not any((tmp_path / "cache" / "index").iterdir())
+
+
+def test_empty_question_and_bad_subtitles(foreign, tmp_path):
+    empty = run("ask", foreign.path, "   ", cache=tmp_path)
+    assert empty.returncode == 2 and "question is empty" in empty.stderr
+    copy = tmp_path / "copy.mp4"
+    copy.write_bytes(foreign.path.read_bytes())
+    (tmp_path / "copy.srt").write_bytes(b"\x00\x00binary")
+    bad = run("index", copy, cache=tmp_path)
+    assert bad.returncode == 2 and "copy.srt" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,220 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from media_factory import Slide, Sound, make_video
+
+from staragent.errors import MediaError
+from staragent.fsutil import read_jsonl
+from staragent.index.builder import build_index, index_dir_for
+from staragent.index.fingerprint import file_fingerprint
+from staragent.index.stages import STAGES
+from staragent.models.pool import ModelPool, ModelSpec
+
+
+def _runs(messages):
+    """Names of the stages a build ran, from its report lines."""
+    names = {s.name for s in STAGES}
+    return {m.split()[0] for m in messages if m.split() and m.split()[0] in names}
+
+
+def test_foreign_video_index_holds_each_modality(foreign, foreign_index):
+    idx = foreign_index
+    assert idx.duration == pytest.approx(foreign.duration, abs=0.3)
+    segs = idx.segments
+    assert segs[0].start == 0 and segs[-1].end == pytest.approx(foreign.duration, abs=0.3)
+    assert all(a.end == b.start for a, b in zip(segs, segs[1:]))
+    cuts = idx.scene_cuts
+    for i in range(1, len(foreign.slides)):
+        start, _ = foreign.slide_span(i)
+        assert any(abs(c - start) <= 0.6 for c in cuts), f"no cut near {start}"
+    text = " ".join(line.text for lines in idx.ocr.values() for line in lines)
+    for phrase in ("Coffee Grinder Z9", "$129.50", "Amara Singh", "4,280"):
+        assert phrase in text
+    assert idx.stage_info("speech")["source"] == "subtitles:conference.vtt"
+    assert [line.text for line in idx.speech][1].startswith("Our keynote speaker")
+    tone = [e for e in idx.audio_events if e.label == "tone"]
+    assert tone and tone[0].start == pytest.approx(21.0, abs=0.6)
+    assert any(e.label == "burst" and e.start == pytest.approx(24.0, abs=0.6) for e in idx.audio_events)
+
+
+def test_second_build_is_a_cache_hit_and_a_changed_setting_reruns_only_its_stages(foreign, settings):
+    first, second, third = [], [], []
+    build_index(foreign.path, settings, report=first.append)
+    manifest = json.loads((index_dir_for(foreign.path, file_fingerprint(foreign.path), settings) / "manifest.json").read_text())
+    build_index(foreign.path, settings, report=second.append)
+    assert _runs(first) == {s.name for s in STAGES}
+    assert _runs(second) == set() and "up to date" in second[0]
+    settings.index = settings.index.model_copy(update={"ocr_min_score": 0.6})
+    rebuilt = build_index(foreign.path, settings, report=third.append)
+    assert _runs(third) == {"ocr", "segments", "lexical", "vectors"}
+    assert rebuilt.manifest.stages["frames"].finished_at == manifest["stages"]["frames"]["finished_at"]
+
+
+class _FlakyReader:
+    """An OCR backend that counts its calls and, when told to, stops like a Ctrl-C after n frames."""
+
+    name = "counting-ocr"
+
+    def __init__(self, stop_after=None):
+        from staragent.models.ocr import RapidOcrReader
+
+        self.inner = RapidOcrReader()
+        self.calls = 0
+        self.stop_after = stop_after
+
+    def read(self, image):
+        if self.stop_after is not None and self.calls >= self.stop_after:
+            raise KeyboardInterrupt
+        self.calls += 1
+        return self.inner.read(image)
+
+
+def _pool(settings, reader):
+    pool = ModelPool(settings)
+    pool.register(ModelSpec("ocr", lambda s, d: reader))
+    return pool
+
+
+def test_interrupted_build_resumes_without_redoing_finished_work(foreign, settings):
+    flaky = _FlakyReader(stop_after=2)
+    with pytest.raises(KeyboardInterrupt):
+        build_index(foreign.path, settings, _pool(settings, flaky))
+    directory = index_dir_for(foreign.path, file_fingerprint(foreign.path), settings)
+    partial = read_jsonl(directory / "ocr.partial.jsonl")
+    assert len(partial) == 3  # the fingerprint line and two finished frames
+    assert not (directory / "segments.jsonl").exists()
+
+    resumed = _FlakyReader()
+    index = build_index(foreign.path, settings, _pool(settings, resumed))
+    frames_to_read = index.stage_info("ocr")["frames_read"]
+    assert resumed.calls == frames_to_read - 2
+    assert not (directory / "ocr.partial.jsonl").exists()
+    assert "Amara Singh" in " ".join(line.text for lines in index.ocr.values() for line in lines)
+
+
+KILL_SCRIPT = """
+import sys, time
+from staragent.config import load_settings
+from staragent.index.builder import build_index
+from staragent.models.pool import ModelPool, ModelSpec
+from staragent.models.ocr import RapidOcrReader
+
+class Slow(RapidOcrReader):
+    def read(self, image):
+        time.sleep(0.5)
+        return super().read(image)
+
+settings = load_settings(cache_dir=sys.argv[2], progress=False)
+pool = ModelPool(settings)
+pool.register(ModelSpec("ocr", lambda s, d: Slow()))
+build_index(sys.argv[1], settings, pool)
+"""
+
+
+def test_a_killed_process_leaves_only_finished_stages_and_the_next_build_completes(foreign, settings):
+    directory = index_dir_for(foreign.path, file_fingerprint(foreign.path), settings)
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(foreign.path), str(settings.cache_dir)], cwd=Path(__file__).parent.parent)
+    partial = directory / "ocr.partial.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (partial.exists() and len(partial.read_text().splitlines()) >= 2):
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert "frames" in manifest["stages"] and "segments" not in manifest["stages"]
+    for record in manifest["stages"].values():  # every recorded stage has its outputs in place
+        assert record["fingerprint"]
+    messages = []
+    index = build_index(foreign.path, settings, report=messages.append)
+    assert "frames" not in _runs(messages) and "ocr" in _runs(messages)
+    assert len(index.segments) > 3
+
+
+LOCK_SCRIPT = """
+import sys, time
+from filelock import FileLock
+lock = FileLock(sys.argv[1])
+lock.acquire()
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+lock.release()
+"""
+
+
+def test_a_second_process_waits_for_the_first(foreign, settings):
+    directory = index_dir_for(foreign.path, file_fingerprint(foreign.path), settings)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_SCRIPT, str(directory) + ".lock", "2"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    messages = []
+    started = time.time()
+    build_index(foreign.path, settings, report=messages.append)
+    holder.wait()
+    assert "waiting" in messages[0]
+    assert time.time() - started >= 1.5
+
+
+def test_bad_input_leaves_no_index_behind(tmp_path, settings, monkeypatch):
+    video = make_video(tmp_path / "v.mp4", [Slide(3, ["x"])], [Sound(0.5, 2.5, "tone")], subtitles=None)
+
+    def broken(*args, **kwargs):
+        raise MediaError("v.mp4 could not be decoded past 1.0 s")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr("staragent.index.stages.media.scan_frames", broken)
+    with pytest.raises(MediaError):
+        build_index(video.path, settings)
+    assert not index_dir_for(video.path, file_fingerprint(video.path), settings).exists()
+
+
+def test_truncated_faststart_file_is_caught_before_any_work(tmp_path, settings):
+    video = make_video(tmp_path / "long.mp4", [Slide(8, ["a"]), Slide(8, ["b"])], [Sound(1, 3, "tone")], subtitles=None, faststart=True)
+    data = video.path.read_bytes()
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(data[: int(len(data) * 0.4)])
+    with pytest.raises(MediaError, match="truncated|corrupt"):
+        build_index(cut, settings)
+    assert not settings.index_root.exists() or not any(settings.index_root.iterdir())
+
+
+def test_silent_video_indexes_pictures_when_allowed(tmp_path, settings):
+    video = make_video(tmp_path / "silent.mp4", [Slide(4, ["Silent Slide 77"])], audio=False, subtitles=None)
+    with pytest.raises(MediaError, match="no audio stream"):
+        build_index(video.path, settings)
+    settings.index = settings.index.model_copy(update={"allow_silent": True})
+    index = build_index(video.path, settings)
+    assert index.speech == [] and not index.has_audio
+    assert "Silent Slide 77" in index.segments[0].ocr_text
+
+
+def test_embedded_subtitle_stream_is_used_for_speech(tmp_path, settings):
+    from media_factory import Cue
+
+    video = make_video(tmp_path / "e.mkv", [Slide(5, ["E"])], [Sound(1, 3, "speech")], [Cue(1.0, 3.0, "Embedded words here")], subtitles="embedded")
+    index = build_index(video.path, settings)
+    assert index.stage_info("speech")["source"].startswith("subtitle stream")
+    assert index.speech[0].text == "Embedded words here"
+
+
+def test_without_subtitles_pocketsphinx_transcribes_speech(tmp_path, settings):
+    import shutil
+
+    from media_factory import Cue
+
+    if not shutil.which("espeak-ng"):
+        pytest.skip("espeak-ng is not installed (make test installs it)")
+    said = "hello world, this is a test of speech recognition"
+    video = make_video(tmp_path / "spoken.mp4", [Slide(6, ["Speech"])], [Sound(1.0, 5.5, "speech")], [Cue(1.0, 5.5, said)], subtitles=None)
+    index = build_index(video.path, settings)
+    assert index.stage_info("speech")["source"] == "pocketsphinx"
+    assert index.speech, "pocketsphinx heard nothing"
+    line = index.speech[0]
+    assert line.start >= 0.8 and line.end <= 6.0 and line.words
+    heard = set(" ".join(x.text for x in index.speech).split())
+    assert heard & {"hello", "world", "test", "speech", "this"}, heard
