@@ -64,7 +64,7 @@ def test_validation_names_each_problem(tmp_path, short):
     cases["dir"] = (tmp_path, "directory")
     silent = make_video(tmp_path / "silent.mp4", [Slide(2, ["quiet"])], audio=False, subtitles=None)
     cases["silent"] = (silent.path, "no audio stream")
-    for name, (path, message) in cases.items():
+    for path, message in cases.values():
         with pytest.raises(MediaError, match=message):
             media.validate_video(path)
     assert media.validate_video(silent.path, require_audio=False).has_audio is False
