@@ -3,20 +3,10 @@ into ``SpeechLine``s with times relative to the start of the audio it was given.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 
 from ..media import SAMPLE_RATE
 from ..records import SpeechLine, Word
-
-
-class SpeechRecognizer(Protocol):
-    name: str
-
-    def transcribe(
-        self, audio: np.ndarray, spans: list[tuple[float, float]] | None = None, language: str | None = None
-    ) -> list[SpeechLine]: ...
 
 
 def chunk_spans(spans: list[tuple[float, float]], max_len: float = 20.0, max_gap: float = 1.0) -> list[tuple[float, float]]:

@@ -3,17 +3,9 @@ fractions of the frame, so results do not depend on the resolution the frame was
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 
 from ..records import OcrLine
-
-
-class TextReader(Protocol):
-    name: str
-
-    def read(self, image: np.ndarray) -> list[OcrLine]: ...
 
 
 def polygon_to_box(points, width: int, height: int) -> list[float]:

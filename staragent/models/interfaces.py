@@ -1,0 +1,108 @@
+"""What each expert role in the ModelPool promises. Tools and index stages depend on these
+protocols, never on a concrete backend, so a backend can be swapped (or faked in tests) by
+registering another ``ModelSpec`` under the same role name.
+
+Role names (``pool.get(name)``) and their protocols:
+
+========================  ====================  ==============================================
+role                      protocol              backends
+========================  ====================  ==============================================
+``vad``                   SpeechActivity        silero (ONNX, bundled with faster-whisper)
+``asr``                   SpeechRecognizer      pocketsphinx (offline), faster-whisper small
+``asr_refine``            SpeechRecognizer      faster-whisper large-v3 (also translates to English)
+``ocr``                   TextReader            rapidocr (offline), easyocr
+``vision``                ImageTextEncoder      open_clip SigLIP
+``vlm``                   VideoRefiner          Qwen2.5-VL via transformers + qwen-vl-utils
+``audio_tagger``          AudioTagger           an AudioSet classifier via transformers
+``audio_lm``              AudioRefiner          Qwen2-Audio / Audio Flamingo 3 via transformers
+``chat``                  (LangChain chat)      a local transformers chat model with tool calling
+========================  ====================  ==============================================
+
+Roles added by tools (object detection, faces, translation, activities) follow the same pattern.
+All audio is 16 kHz mono float32; all images are RGB ``uint8`` arrays ``(H, W, 3)``; times are
+seconds from the start of the video.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..records import OcrLine, SpeechLine
+
+
+@runtime_checkable
+class SpeechActivity(Protocol):
+    def speech_spans(self, audio: np.ndarray, min_silence: float = 0.5, threshold: float | None = None) -> list[tuple[float, float]]: ...
+
+
+@runtime_checkable
+class SpeechRecognizer(Protocol):
+    name: str
+
+    def transcribe(
+        self, audio: np.ndarray, spans: list[tuple[float, float]] | None = None, language: str | None = None
+    ) -> list[SpeechLine]:
+        """Lines with times relative to the start of ``audio``; ``spans`` limits work to speech."""
+        ...
+
+
+@runtime_checkable
+class TextReader(Protocol):
+    name: str
+
+    def read(self, image: np.ndarray) -> list[OcrLine]: ...
+
+
+@runtime_checkable
+class ImageTextEncoder(Protocol):
+    name: str
+    dim: int
+
+    def embed_images(self, images: list[np.ndarray]) -> np.ndarray:
+        """``(n, dim)`` float32, L2-normalised."""
+        ...
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """``(n, dim)`` float32, L2-normalised, comparable with ``embed_images``."""
+        ...
+
+
+class RefinedText(BaseModel):
+    """What a refiner says about a time range, with the moments it looked at."""
+
+    text: str
+    start: float
+    end: float
+    frame_times: list[float] = Field(default_factory=list)
+    model: str = ""
+
+
+@runtime_checkable
+class VideoRefiner(Protocol):
+    name: str
+
+    def refine(self, video: Path, start: float, end: float, question: str | None = None) -> RefinedText:
+        """Look at ``[start, end)`` of ``video``: answer ``question``, or caption densely when None."""
+        ...
+
+
+@runtime_checkable
+class AudioTagger(Protocol):
+    name: str
+
+    def tag(self, audio: np.ndarray, top_k: int = 5, threshold: float = 0.2) -> list[tuple[str, float]]:
+        """Sound labels with scores for a clip."""
+        ...
+
+
+@runtime_checkable
+class AudioRefiner(Protocol):
+    name: str
+
+    def refine(self, audio: np.ndarray, question: str | None = None) -> str:
+        """Describe the clip, or answer ``question`` about it."""
+        ...
