@@ -111,7 +111,8 @@ class ScriptedAgent:
         self.delay_s = delay_s
 
     def describe(self) -> dict:
-        return {"agent": self.name, "kind": "scripted", "oracle": self.answer_fn is None, "use_tools": self.use_tools}
+        return {"agent": self.name, "kind": "scripted", "oracle": self.answer_fn is None, "use_tools": self.use_tools,
+                "delay_s": self.delay_s}  # fmt: skip
 
     def respond(self, video: Path | None, history: list[dict], question: str, *, sample: dict, turn: int) -> Answer:
         if (sample.get("sample_id"), turn) in self.fail_on:
@@ -165,7 +166,7 @@ class ReplayAgent:
         return Answer(answer=str(pairs[turn][1]["prediction"]), video=str(video or ""), profile=self.name)
 
 
-AGENT_SPECS = ("scripted", "echo", "replay", "profile:<offline|local|openai>")
+AGENT_SPECS = ("scripted[,tools=false][,delay=S]", "echo", "replay", "profile:<offline|local|openai>")
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
@@ -188,7 +189,11 @@ def make_agent(spec: str, settings: Any = None) -> BenchAgent:
     ``replay``, or ``profile:NAME[,key=value...]`` for the real agent (not wired yet)."""
     kind, arg, options = parse_spec(spec)
     if kind == "scripted":
-        return ScriptedAgent(use_tools=options.get("tools", "true").lower() != "false")
+        try:
+            delay = float(options.get("delay", 0.0))
+        except ValueError:
+            raise AgentSpecError(f"scripted agent option delay={options['delay']!r} is not a number of seconds") from None
+        return ScriptedAgent(use_tools=options.get("tools", "true").lower() != "false", delay_s=delay)
     if kind == "echo":
         return EchoAgent()
     if kind == "replay":

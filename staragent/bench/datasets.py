@@ -274,7 +274,12 @@ def _clean_question(text: str) -> str:
     return text.strip()
 
 
-def load_videoautobench_rows(rows: list[dict[str, Any]], path: Path, name: str | None = None, **_: Any) -> Dataset:
+def load_videoautobench_rows(
+    rows: list[dict[str, Any]], path: Path, name: str | None = None, responses: str | Path | None = None, **_: Any
+) -> Dataset:
+    """Questions with their selected/rejected answers; ``responses`` (a responses file, or a ``response``
+    field in the rows) become replayable predictions."""
+    answers = load_videoautobench_responses(responses) if responses else {}
     samples = []
     for number, row in enumerate(rows, start=1):
         qid = row.get("qid") or row.get("id")
@@ -290,7 +295,7 @@ def load_videoautobench_rows(rows: list[dict[str, Any]], path: Path, name: str |
                 task="videoautobench",
                 conversations=[
                     Turn(role="user", content=_clean_question(row["question"])),
-                    Turn(role="assistant", content=str(selected)),
+                    Turn(role="assistant", content=str(selected), prediction=answers.get(str(qid), row.get("response"))),
                 ],
                 meta={"persona": row.get("persona", ""), "rejected_answer": rejected, "selected_answer": selected},
             )

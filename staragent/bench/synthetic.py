@@ -26,6 +26,7 @@ from typing import Any
 
 from ..fsutil import read_json, write_json
 from ..timecodes import clock_range, format_time
+from . import text as tx
 from .datasets import VIDEO_SUFFIXES, Dataset
 from .errors import DatasetError
 from .schema import Criterion, Sample, ToolCall, Turn
@@ -60,14 +61,21 @@ def _slide_of(script: Any, t: float) -> int | None:
 
 
 def fact_criteria(fact: Any) -> list[Criterion]:
+    """Rubric of a fact: its keywords that the reference answer states (a reference must pass its own
+    rubric), most important first; the time when fewer than three; the hallucination penalty."""
+    answer = str(_get(fact, "answer", ""))
     keywords = [str(k) for k in (_get(fact, "keywords") or []) if str(k).strip()]
-    if not keywords:
-        keywords = [str(_get(fact, "answer", "")).strip().rstrip(".")]
+    stated = [k for k in keywords if tx.contains_phrase(answer, k)]
     names = [("factual_correctness", "high_priority"), ("key_details", "medium_priority"), ("completeness", "low_priority")]
     criteria = [
         Criterion(name=name, description=f'Must mention "{kw}"', category=cat)
-        for (name, cat), kw in zip(names, keywords[:3], strict=False)
+        for (name, cat), kw in zip(names, stated[:3], strict=False)
     ]
+    if not criteria:
+        criteria.append(
+            Criterion(name="factual_correctness", description=f"Must state that {answer.strip().rstrip('.')}",
+                      category="high_priority")
+        )  # fmt: skip
     if len(criteria) < 3:
         start = float(_get(fact, "start", 0.0))
         criteria.append(

@@ -61,15 +61,17 @@ def _rating(prompt: str) -> str:
 
 
 def _pairwise(prompt: str) -> str:
+    """Prefers the answer that adds more distinct content words beyond the question's own."""
     a, b = _fenced(prompt, "model_a"), _fenced(prompt, "model_b")
-    wa, wb = len(tx.content_words(a)), len(tx.content_words(b))
+    asked = set(tx.content_words(section(prompt, "Question")))
+    wa, wb = (len(set(tx.content_words(x)) - asked) for x in (a, b))
     if not a and not b:
         overall = "Tie (both bad)"
     elif abs(wa - wb) <= 0.1 * max(wa, wb, 1):
         overall = "Tie (both good)"
     else:
         overall = "A" if wa > wb else "B"
-    note = f"scripted: Model A has {wa} content words, Model B {wb}."
+    note = f"scripted: Model A adds {wa} content words to the question, Model B {wb}."
     blocks = [f"```[{dim}]\n{note}\n```" for dim in ("Instruction Following", "Accuracy", "Relevance", "Helpfulness")]
     blocks.append(f"```[Overall Judge]\n{overall}\n```")
     return "\n".join(blocks)
@@ -81,7 +83,7 @@ def _prediction_lines(text: str) -> list[str]:
 
 
 def _giraffe(prompt: str) -> str:
-    prediction = section(prompt, "Model predictions") or section(prompt, "Model answer")
+    prediction = (section(prompt, "Model predictions") or section(prompt, "Model answer")).split("\n\n")[0]
     context = section(prompt, "What the video shows so far") or section(prompt, "What the scene shows") or section(
         prompt, "True pattern and next frame"
     )

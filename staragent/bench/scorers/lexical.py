@@ -64,6 +64,9 @@ class _NoSynonyms:
 
 
 def _cache_root() -> Path:
+    """Where the LF copy of WordNet goes: the staragent cache (``STARAGENT_CACHE_DIR`` or the XDG cache)."""
+    if os.environ.get("STARAGENT_CACHE_DIR"):
+        return Path(os.environ["STARAGENT_CACHE_DIR"]) / "wordnet"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "staragent" / "wordnet"
 
