@@ -188,6 +188,13 @@ def to_markdown(summary: dict[str, Any]) -> str:
             "agentic turns are reported apart. Failed judge calls count as not met: "
             f"{rub['released']['failed_calls']} of {rub['released']['criteria']} criterion checks failed.",
         ]
+        for convention in ("released", "paper"):
+            ci = rub[convention].get("overall_ci")
+            if ci:
+                lines.append(
+                    f"Overall ({convention}) 95% interval, bootstrap over {ci['videos']} videos: "
+                    f"{ci['lower']:.2f} – {ci['upper']:.2f}."
+                )
         pt = rub.get("per_turn_mean")
         if pt:
             lines.append(

@@ -184,3 +184,13 @@ def test_final_answer_criterion_is_a_reference_check_for_offline_judges():
                                  answer="$338.50 in total", criterion=c).value["criteria_met"]  # fmt: skip
     assert not judge.check_criterion(question="q", reference="Together they cost $338.50.", answer="$300", criterion=c).value["criteria_met"]
     assert isinstance(c, Criterion)
+
+
+def test_overall_interval_resamples_videos():
+    rows = []
+    for v, score in (("v1", 1.0), ("v2", 0.5), ("v3", 0.0)):
+        rows.append({"video_id": v, "canonical_task": "entity_recognition", "agentic": False,
+                     "released": score, "paper": score, "maximum": 1.0})  # fmt: skip
+    ci = rubric.bootstrap_overall(rows, "released", rounds=300, seed=2)
+    assert ci["videos"] == 3 and 0.0 <= ci["lower"] < 50.0 < ci["upper"] <= 100.0
+    assert rubric.bootstrap_overall(rows[:1], "released") is None

@@ -37,7 +37,10 @@ def run_metric(metric: str, judge: Any, units: list[Unit], workers: int = 1) -> 
 
 def summarise_metric(metric: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     if metric == "rubric":
-        return {c: rubric.aggregate(rows, c) for c in rubric.CONVENTIONS}
+        out = {c: rubric.aggregate(rows, c) for c in rubric.CONVENTIONS}
+        for c in rubric.CONVENTIONS:
+            out[c]["overall_ci"] = rubric.bootstrap_overall(rows, c)
+        return out
     if metric == "trajectory":
         return trajectory.summarise(rows)
     if metric in ("vdeval", "lave"):

@@ -1,7 +1,7 @@
 """Bradley-Terry ratings from pairwise battles, on the Elo-like scale of VideoAutoArena / Chatbot Arena:
 ``P(i beats j) = 1 / (1 + base ** ((R_j - R_i) / scale))`` with scale 400, base 10, and ratings centred
-on the initial rating 1000. A tie counts as half a win for each side. Maximum likelihood by L-BFGS
-(with a tiny L2 term so a model that never wins keeps a finite rating); percentile bootstrap intervals
+on the initial rating 1000. A tie counts as half a win for each side. Maximum likelihood
+(damped Newton, with a tiny L2 term so a model that never wins keeps a finite rating); percentile bootstrap intervals
 by resampling battles; and the observed win-rate matrix.
 
 A battle is ``(model_a, model_b, score_a)`` with ``score_a`` 1 (a wins), 0.5 (tie) or 0 (b wins).
@@ -25,30 +25,46 @@ INITIAL = 1000.0
 def fit(
     battles: list[Battle], *, scale: float = SCALE, base: float = BASE, initial: float = INITIAL, l2: float = 1e-6
 ) -> dict[str, float]:
-    from scipy.optimize import minimize
-
+    """Maximum-likelihood ratings (damped Newton on the logistic likelihood, ratings centred)."""
     models = sorted({m for a, b, _ in battles for m in (a, b)})
     if not models:
         return {}
+    k = len(models)
     index = {m: i for i, m in enumerate(models)}
     ia = np.array([index[a] for a, _, _ in battles])
     ib = np.array([index[b] for _, b, _ in battles])
     s = np.array([float(x) for _, _, x in battles])
 
-    def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
+    def loss(theta: np.ndarray) -> float:
         d = theta[ia] - theta[ib]
-        # -[s log sigma(d) + (1 - s) log sigma(-d)], stably
-        loss = np.sum(np.logaddexp(0.0, -d) * s + np.logaddexp(0.0, d) * (1.0 - s)) + l2 * np.sum(theta**2)
-        p = 1.0 / (1.0 + np.exp(-d))
-        g_d = p - s
-        grad = np.zeros_like(theta)
-        np.add.at(grad, ia, g_d)
-        np.add.at(grad, ib, -g_d)
-        return float(loss), grad + 2 * l2 * theta
+        return float(np.sum(np.logaddexp(0.0, -d) * s + np.logaddexp(0.0, d) * (1.0 - s)) + l2 * np.sum(theta**2))
 
-    result = minimize(nll, np.zeros(len(models)), jac=True, method="L-BFGS-B", options={"maxiter": 1000, "gtol": 1e-10})
-    theta = result.x - result.x.mean()
-    return {m: initial + scale * theta[i] / math.log(base) for m, i in index.items()}
+    theta = np.zeros(k)
+    current = loss(theta)
+    for _ in range(200):
+        d = theta[ia] - theta[ib]
+        p = 1.0 / (1.0 + np.exp(-d))
+        g_d, w = p - s, p * (1.0 - p)
+        grad = np.bincount(ia, g_d, k) - np.bincount(ib, g_d, k) + 2 * l2 * theta
+        hess = np.zeros((k, k))
+        np.add.at(hess, (ia, ia), w)
+        np.add.at(hess, (ib, ib), w)
+        np.add.at(hess, (ia, ib), -w)
+        np.add.at(hess, (ib, ia), -w)
+        hess += (2 * l2 + 1e-12) * np.eye(k)
+        step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        step -= step.mean()
+        t = 1.0
+        while t > 1e-6:
+            candidate = theta - t * step
+            value = loss(candidate)
+            if value <= current + 1e-12:
+                break
+            t /= 2
+        theta, current = candidate - candidate.mean(), value
+        if np.max(np.abs(t * step)) < 1e-10:
+            break
+    return {m: float(initial + scale * theta[i] / math.log(base)) for m, i in index.items()}
 
 
 def bootstrap(

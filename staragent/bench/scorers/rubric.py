@@ -142,3 +142,31 @@ def aggregate(rows: list[dict[str, Any]], convention: str = "released") -> dict[
         "failed_calls": sum(r.get("failed_calls", 0) for r in rows),
         "criteria": sum(len(r.get("criteria", ())) for r in rows),
     }
+
+
+def bootstrap_overall(
+    rows: list[dict[str, Any]], convention: str = "released", *, rounds: int = 200, seed: int = 0, confidence: float = 0.95
+) -> dict[str, float] | None:
+    """Percentile interval of the overall score, resampling whole videos (a cluster bootstrap)."""
+    import random
+
+    by_video: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if not row.get("agentic"):
+            by_video[str(row.get("video_id") or row.get("sample_id"))].append(row)
+    videos = sorted(by_video)
+    if len(videos) < 2:
+        return None
+    rng = random.Random(seed)
+    values = []
+    for _ in range(rounds):
+        draw = [r for _ in videos for r in by_video[rng.choice(videos)]]
+        overall = aggregate(draw, convention)["overall"]
+        if overall is not None:
+            values.append(overall)
+    if not values:
+        return None
+    values.sort()
+    lo = values[int((1 - confidence) / 2 * (len(values) - 1))]
+    hi = values[int((1 + confidence) / 2 * (len(values) - 1))]
+    return {"lower": lo, "upper": hi, "rounds": len(values), "videos": len(videos)}
