@@ -345,24 +345,3 @@ def load_giraffe_rows(rows: list[dict[str, Any]], path: Path, name: str | None =
             )
         )
     return Dataset(name or path.stem, "giraffe", str(path), samples)
-
-
-def find_video(sample: Sample, video_root: str | Path | None, base: Path | None = None) -> Path | None:
-    """The video of a sample: its explicit ``video_path`` (relative to ``base``), else
-    ``<root>/<video_id>.<ext>`` or, failing that, a file of that name anywhere below the root."""
-    if sample.video_path:
-        p = Path(sample.video_path)
-        if not p.is_absolute() and base is not None:
-            p = base / p
-        return p if p.exists() else None
-    if not video_root or not sample.video_id:
-        return None
-    root = Path(video_root)
-    for suffix in VIDEO_SUFFIXES:
-        candidate = root / f"{sample.video_id}{suffix}"
-        if candidate.is_file():
-            return candidate
-    for suffix in VIDEO_SUFFIXES:
-        for candidate in root.rglob(f"{sample.video_id}{suffix}"):
-            return candidate
-    return None

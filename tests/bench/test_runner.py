@@ -162,3 +162,22 @@ def test_agent_specs():
         make_agent("gpt-7")
     with pytest.raises(AgentSpecError):
         make_agent("scripted,delay=soon")
+
+
+def test_videos_are_found_by_id_under_the_video_root(tmp_path):
+    from staragent.bench.datasets import Dataset
+    from staragent.bench.schema import Sample
+
+    (tmp_path / "videos" / "part1").mkdir(parents=True)
+    video = tmp_path / "videos" / "part1" / "abc123.mkv"
+    video.write_bytes(b"x")
+    rows = [{"sample_id": sid, "video_id": vid, "conversations": [{"role": "user", "content": "q"},
+                                                                   {"role": "assistant", "content": "a"}]}
+            for sid, vid in (("s1", "abc123"), ("s2", "missing"))]  # fmt: skip
+    ds = Dataset("d", "starbench", str(tmp_path / "d.json"), [Sample.model_validate(r) for r in rows])
+    seen = {}
+    run_benchmark(ds, ScriptedAgent(lambda q, h, s, t: seen.setdefault(s["sample_id"], "ok")), tmp_path / "run",
+                  video_root=tmp_path / "videos")  # fmt: skip
+    _, _, records = load_run(tmp_path / "run")
+    by_id = {r.sample_id: r for r in records}
+    assert by_id["s1"].video == str(video) and by_id["s2"].video is None
