@@ -1,0 +1,207 @@
+"""What the runner runs: anything that answers a question about a video given the ideal history.
+
+The harness talks to agents through the small :class:`BenchAgent` protocol, so the real
+``VideoAgent`` (wrapped by an adapter that the integrator adds to :func:`make_agent`), a baseline model
+or a test double all run the same way.
+
+``respond`` receives
+
+- ``video``: the video file, or ``None`` when the dataset has none for this sample;
+- ``history``: the ideal trajectory (STARBench, sec. 5.1) — earlier user questions with the REFERENCE
+  answers as assistant turns, ``[{"role": "user"|"assistant", "content": str}, ...]``;
+- ``question``: this turn's question;
+- ``sample``: the sample as a plain dict (``Sample.model_dump()``) plus a ``"bench"`` entry with the
+  run's per-turn options (see below);
+- ``turn``: the index of this question within the sample (0-based).
+
+**Simulated tools (the ``--simulated-tools`` hook).** On agentic samples the released evaluation feeds
+the model the expected tool responses instead of running tools. When ``sample["bench"]["simulated_tools"]``
+is true, an agent that honours the hook must not execute its tools: for each call it makes it should
+use ``SimulatedTools(sample["bench"]["expected_tool_calls"]).call(tool, args)``, which returns the
+``expected_response`` of the first unused expected call with the same tool name (or a ``not available``
+note), and record the call in its trajectory as usual. Agents that ignore the hook run their real tools;
+the runner records in each turn whether simulation was requested.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..schema import Answer, TokenUsage, TrajectoryStep
+from .errors import AgentNotWired, AgentSpecError
+
+
+@runtime_checkable
+class BenchAgent(Protocol):
+    name: str
+
+    def describe(self) -> dict:
+        """Configuration, model ids and versions, written into ``run.json``."""
+        ...
+
+    def respond(
+        self, video: Path | None, history: list[dict], question: str, *, sample: dict, turn: int
+    ) -> Answer: ...
+
+
+class SimulatedTools:
+    """Serves the expected responses of a turn's expected tool calls, in order, by tool name."""
+
+    def __init__(self, expected_calls: list[dict] | None):
+        self.expected = [dict(c) for c in (expected_calls or [])]
+        self._used: set[int] = set()
+
+    def call(self, tool: str, args: dict | None = None) -> Any:
+        for i, call in enumerate(self.expected):
+            if i not in self._used and call.get("tool") == tool:
+                self._used.add(i)
+                return call.get("expected_response")
+        return {"status": "not_available", "message": f"no simulated response for tool {tool!r}"}
+
+
+def bench_options(sample: dict) -> dict:
+    """The ``"bench"`` entry of the sample dict passed to :meth:`BenchAgent.respond`."""
+    return dict(sample.get("bench") or {})
+
+
+def _reference(sample: dict, turn: int) -> str:
+    pairs = _qa(sample)
+    return pairs[turn][1].get("content", "") if turn < len(pairs) else ""
+
+
+def _qa(sample: dict) -> list[tuple[dict, dict]]:
+    pairs, pending = [], None
+    for t in sample.get("conversations", []):
+        if t.get("role") == "user":
+            pending = t
+        elif pending is not None:
+            pairs.append((pending, t))
+            pending = None
+    return pairs
+
+
+def _summarise(response: Any, limit: int = 200) -> str:
+    text = response if isinstance(response, str) else json.dumps(response, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ScriptedAgent:
+    """A test double. With no ``answer_fn`` it is an oracle: it answers each turn with the reference
+    answer and, on agentic turns, makes exactly the expected tool calls (through :class:`SimulatedTools`).
+    ``answer_fn(question, history, sample, turn) -> str`` replaces the answer; ``fail_on`` makes chosen
+    ``(sample_id, turn)`` raise, to exercise error recording."""
+
+    def __init__(
+        self,
+        answer_fn: Callable[[str, list[dict], dict, int], str] | None = None,
+        *,
+        name: str = "scripted",
+        use_tools: bool = True,
+        fail_on: set[tuple[str, int]] | None = None,
+        delay_s: float = 0.0,
+    ):
+        self.name = name
+        self.answer_fn = answer_fn
+        self.use_tools = use_tools
+        self.fail_on = fail_on or set()
+        self.delay_s = delay_s
+
+    def describe(self) -> dict:
+        return {"agent": self.name, "kind": "scripted", "oracle": self.answer_fn is None, "use_tools": self.use_tools,
+                "delay_s": self.delay_s}  # fmt: skip
+
+    def respond(self, video: Path | None, history: list[dict], question: str, *, sample: dict, turn: int) -> Answer:
+        if (sample.get("sample_id"), turn) in self.fail_on:
+            raise RuntimeError(f"scripted failure on {sample.get('sample_id')} turn {turn}")
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        opts = bench_options(sample)
+        steps: list[TrajectoryStep] = []
+        if self.use_tools:
+            tools = SimulatedTools(opts.get("expected_tool_calls"))
+            for call in opts.get("expected_tool_calls") or []:
+                response = tools.call(call["tool"], call.get("parameters"))
+                steps.append(
+                    TrajectoryStep(tool=call["tool"], args=dict(call.get("parameters") or {}), summary=_summarise(response))
+                )
+        text = self.answer_fn(question, history, sample, turn) if self.answer_fn else _reference(sample, turn)
+        return Answer(
+            answer=text,
+            trajectory=steps,
+            video=str(video or ""),
+            profile=self.name,
+            tokens=TokenUsage(input=len(question.split()), output=len(text.split())),
+        )
+
+
+class EchoAgent:
+    """A floor baseline: repeats the question back. Makes no tool calls."""
+
+    name = "echo"
+
+    def describe(self) -> dict:
+        return {"agent": self.name, "kind": "baseline"}
+
+    def respond(self, video: Path | None, history: list[dict], question: str, *, sample: dict, turn: int) -> Answer:
+        return Answer(answer=question, video=str(video or ""), profile=self.name)
+
+
+class ReplayAgent:
+    """Answers with the prediction stored in the dataset (VDAct ``gen_answer``, released
+    ``candidate_response``), so stored outputs can be scored like a run."""
+
+    name = "replay"
+
+    def describe(self) -> dict:
+        return {"agent": self.name, "kind": "replay"}
+
+    def respond(self, video: Path | None, history: list[dict], question: str, *, sample: dict, turn: int) -> Answer:
+        pairs = _qa(sample)
+        if turn >= len(pairs) or pairs[turn][1].get("prediction") is None:
+            raise ValueError(f"sample {sample.get('sample_id')} turn {turn} has no stored prediction to replay")
+        return Answer(answer=str(pairs[turn][1]["prediction"]), video=str(video or ""), profile=self.name)
+
+
+AGENT_SPECS = ("scripted[,tools=false][,delay=S]", "echo", "replay", "profile:<offline|local|openai>")
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
+    """``"profile:local,max_steps=8" -> ("profile", "local", {"max_steps": "8"})``."""
+    head, *opts = [p.strip() for p in str(spec).split(",")]
+    kind, _, arg = head.partition(":")
+    options = {}
+    for opt in opts:
+        if not opt:
+            continue
+        key, eq, value = opt.partition("=")
+        if not eq:
+            raise AgentSpecError(f"cannot read the agent option {opt!r} in {spec!r}; write key=value after a comma")
+        options[key.strip()] = value.strip()
+    return kind.strip().lower(), (arg.strip() or None), options
+
+
+def make_agent(spec: str, settings: Any = None) -> BenchAgent:
+    """Build the agent named by an ``--agent`` spec: ``scripted`` (oracle test double), ``echo``,
+    ``replay``, or ``profile:NAME[,key=value...]`` for the real agent (not wired yet)."""
+    kind, arg, options = parse_spec(spec)
+    if kind == "scripted":
+        try:
+            delay = float(options.get("delay", 0.0))
+        except ValueError:
+            raise AgentSpecError(f"scripted agent option delay={options['delay']!r} is not a number of seconds") from None
+        return ScriptedAgent(use_tools=options.get("tools", "true").lower() != "false", delay_s=delay)
+    if kind == "echo":
+        return EchoAgent()
+    if kind == "replay":
+        return ReplayAgent()
+    if kind == "profile" or kind in ("offline", "local", "openai"):
+        profile = arg if kind == "profile" else kind
+        raise AgentNotWired(
+            f"the real agent (profile {profile or '?'}) is not wired into the benchmark harness yet; "
+            "use --agent scripted, echo or replay until the VideoAgent adapter lands in staragent.bench.agents.make_agent"
+        )
+    raise AgentSpecError(f"unknown agent {spec!r}; use one of {', '.join(AGENT_SPECS)}")

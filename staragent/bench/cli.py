@@ -1,0 +1,263 @@
+"""``bench``: the benchmark harness's click group (mounted by the main CLI as ``staragent bench``).
+
+Errors the user can cause (missing run directory, unknown metric, malformed dataset row, ...) are
+printed as one line on stderr and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import StarAgentError
+
+
+class _BenchGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StarAgentError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+def _settings() -> Any:
+    from ..config import load_settings
+
+    return load_settings()
+
+
+def _ids(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    if value.startswith("@"):
+        path = Path(value[1:])
+        if not path.is_file():
+            from .errors import DatasetError
+
+            raise DatasetError(f"--samples file not found: {path}")
+        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@click.group(name="bench", cls=_BenchGroup)
+def bench() -> None:
+    """Run agents over benchmarks, score answers and tool use, and report (STARBench and friends)."""
+
+
+@bench.command("run")
+@click.argument("dataset")
+@click.option("--agent", "agent_spec", required=True, help="scripted | echo | replay | profile:NAME[,key=value...]")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path), help="run directory")
+@click.option("--limit", type=int, default=None, help="run only the first N samples")
+@click.option("--samples", "samples", default=None, help="sample ids, comma-separated, or @FILE with one id per line")
+@click.option("--workers", type=int, default=1, show_default=True, help="turns answered in parallel")
+@click.option("--simulated-tools", is_flag=True, help="feed the expected tool responses instead of running tools")
+@click.option("--video-root", type=click.Path(file_okay=False, path_type=Path), default=None, help="where videos are found by id")
+@click.option("--retry-errors", is_flag=True, help="on resume, run again the turns that ended in an agent error")
+def run_cmd(dataset: str, agent_spec: str, out: Path, limit: int | None, samples: str | None, workers: int,
+            simulated_tools: bool, video_root: Path | None, retry_errors: bool) -> None:  # fmt: skip
+    """Run an agent over DATASET, appending each finished turn to OUT/trajectories.jsonl (resumable)."""
+    from .agents import make_agent
+    from .datasets import load_dataset
+    from .runner import run_benchmark
+
+    agent = make_agent(agent_spec, _settings() if agent_spec.startswith("profile") else None)
+    data = load_dataset(dataset).select(_ids(samples), limit)
+    tty = sys.stderr.isatty()
+    done = [0]
+
+    def progress(record: Any) -> None:
+        done[0] += 1
+        if tty:
+            click.echo(f"\r{done[0]} turns done", err=True, nl=False)
+
+    summary = run_benchmark(
+        data, agent, out, workers=workers, simulated_tools=simulated_tools, video_root=video_root,
+        retry_errors=retry_errors, dataset_spec=dataset, agent_spec=agent_spec, progress=progress,
+    )  # fmt: skip
+    if tty:
+        click.echo("", err=True)
+    click.echo(
+        f"{summary.done}/{summary.total} turns in {out} ({summary.new} new, {summary.done_before} resumed, "
+        f"{summary.errors} agent errors this session)"
+    )
+
+
+@bench.command("score")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--judge", "judge_spec", required=True, help="heuristic | scripted | a chat backend spec")
+@click.option("--metrics", default=None, help="comma-separated: rubric,trajectory,vdeval,lave,lexical,consensus,videoautobench,giraffe (default: by dataset)")
+@click.option("--workers", type=int, default=4, show_default=True, help="judge calls in flight")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help="judge cache (default: <cache_dir>/judge)")
+@click.option("--judge-revision", default=None, help="pin the judge's revision (part of the cache key)")
+@click.option("--json", "as_json", is_flag=True, help="print the summaries as JSON")
+def score_cmd(run_dir: Path, judge_spec: str, metrics: str | None, workers: int, cache_dir: Path | None,
+              judge_revision: str | None, as_json: bool) -> None:  # fmt: skip
+    """Score RUN_DIR with a judge; write RUN_DIR/scores.jsonl (never re-runs the agent)."""
+    from .judges import make_judge
+    from .runner import load_run
+    from .scoring import parse_metrics, score_run
+
+    chosen = parse_metrics(metrics)
+    load_run(run_dir)  # a clear error for a wrong directory before any judge is built
+    settings = _settings()
+    judge = make_judge(
+        judge_spec, settings, cache_dir=cache_dir or Path(settings.cache_dir) / "judge", revision=judge_revision,
+        max_concurrency=workers,
+    )  # fmt: skip
+    summaries = score_run(run_dir, judge, chosen, workers=workers)
+    if as_json:
+        _print_json({"judge": judge.identity.model_dump(), "metrics": summaries})
+        return
+    click.echo(f"judge: {judge.identity.tag}")
+    for metric, summary in summaries.items():
+        if metric == "rubric":
+            rel, pap = summary["released"], summary["paper"]
+            click.echo(f"rubric: overall released {_pct(rel['overall'])}, paper {_pct(pap['overall'])}; "
+                       f"agentic {_pct((rel['agentic'] or {}).get('score'))}; failed judge calls {rel['failed_calls']}")  # fmt: skip
+        elif metric == "lexical":
+            click.echo(f"lexical: BLEU {_pct(summary.get('bleu'))}, ROUGE-L {_pct(summary.get('rouge_l'))}, "
+                       f"METEOR {_pct(summary.get('meteor'))} ({summary.get('meteor_variant')})")  # fmt: skip
+        else:
+            click.echo(f"{metric}: {json.dumps({k: v for k, v in summary.items() if not isinstance(v, dict)}, default=str)}")
+    click.echo(f"scores written to {run_dir / 'scores.jsonl'}")
+
+
+def _pct(value: Any) -> str:
+    return "–" if value is None else f"{value:.2f}%"
+
+
+@bench.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, help="where to write (default RUN_DIR)")
+@click.option("--judge-tag", default=None, help="report this judge's scores (default: the latest per metric)")
+@click.option("--json", "as_json", is_flag=True, help="print the JSON summary")
+def report_cmd(run_dir: Path, out: Path | None, judge_tag: str | None, as_json: bool) -> None:
+    """Write summary.json, report.md and a self-contained report.html for RUN_DIR."""
+    from .report import build_summary, write_report
+
+    paths = write_report(run_dir, out, judge_tag)
+    if as_json:
+        _print_json(build_summary(run_dir, judge_tag))
+        return
+    for kind, path in paths.items():
+        click.echo(f"{kind}: {path}")
+
+
+@bench.command("compare")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--judge", "judge_spec", default=None, help="also judge the runs' answers pairwise (both orders)")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, help="write compare.md / compare.json here")
+@click.option("--workers", type=int, default=4, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="print the comparison as JSON")
+def compare_cmd(runs: tuple[Path, ...], judge_spec: str | None, out: Path | None, workers: int, as_json: bool) -> None:
+    """Compare two or more runs of the same dataset (RUN_A RUN_B ...)."""
+    from ..fsutil import write_json, write_text
+    from .errors import RunDirError
+    from .report import compare_markdown, compare_runs
+
+    if len(runs) < 2:
+        raise RunDirError("compare needs at least two run directories: bench compare RUN_A RUN_B")
+    judge = None
+    if judge_spec:
+        from .judges import make_judge, require_llm
+
+        settings = _settings()
+        judge = require_llm(make_judge(judge_spec, settings, cache_dir=Path(settings.cache_dir) / "judge"), "pairwise")
+    result = compare_runs(list(runs), judge=judge, workers=workers)
+    text = compare_markdown(result)
+    if out:
+        write_text(out / "compare.md", text)
+        write_json(out / "compare.json", result)
+    if as_json:
+        _print_json({k: v for k, v in result.items() if k != "battles"})
+    else:
+        click.echo(text)
+
+
+@bench.command("metrics")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["vdact"]), default="vdact", show_default=True,
+              help="vdact: a list of {question, ref_answer, gen_answer} records")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help='print {"n", "bleu", "rouge_l", "meteor"}')
+def metrics_cmd(file: Path, fmt: str, as_json: bool) -> None:
+    """Lexical metrics (BLEU-4, ROUGE-L, METEOR; 0-100) of a predictions FILE."""
+    from .datasets import read_rows
+    from .errors import DatasetError
+    from .scorers.lexical import METEOR_FULL, lexical_scores
+
+    if not file.is_file():
+        raise DatasetError(f"predictions file not found: {file}")
+    rows = read_rows(file)
+    hyps, refs = [], []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or "ref_answer" not in row or "gen_answer" not in row:
+            raise DatasetError(f"{file}: row {number} lacks ref_answer or gen_answer; a vdact file holds "
+                               "{question, ref_answer, gen_answer} records")  # fmt: skip
+        hyps.append(str(row["gen_answer"] or ""))
+        refs.append(str(row["ref_answer"] or ""))
+    scores = lexical_scores(hyps, refs)
+    if scores["meteor_variant"] != METEOR_FULL:
+        click.echo(f"note: METEOR computed as {scores['meteor_variant']}", err=True)
+    if as_json:
+        _print_json({k: scores[k] for k in ("n", "bleu", "rouge_l", "meteor")})
+    else:
+        click.echo(f"n={scores['n']}  BLEU-4 {scores['bleu']:.2f}  ROUGE-L {scores['rouge_l']:.2f}  "
+                   f"METEOR {scores['meteor']:.2f} ({scores['meteor_variant']})")  # fmt: skip
+
+
+@bench.command("videoautobench")
+@click.option("--selected", required=True, type=click.Path(path_type=Path), help="judgments against the human-selected answers")
+@click.option("--rejected", required=True, type=click.Path(path_type=Path), help="judgments against the human-rejected answers")
+@click.option("--field", default=None, help="field holding the judge's text (default: GPT4o Judge response, judge_response, ...)")
+@click.option("--json", "as_json", is_flag=True, help='print {"n", "selected", "rejected", "score"} in %')
+def videoautobench_cmd(selected: Path, rejected: Path, field: str | None, as_json: bool) -> None:
+    """Score VideoAutoBench judgments (the answer under test is model B)."""
+    from .scorers.videoautobench import read_judgments, score_judgments
+
+    result = score_judgments(read_judgments(selected), read_judgments(rejected), field)
+    if result["unparsed"]:
+        click.echo(f"note: {result['unparsed']} judgments had no readable verdict and score 0", err=True)
+    if as_json:
+        _print_json({k: result[k] for k in ("n", "selected", "rejected", "score")})
+    else:
+        click.echo(f"n={result['n']}  vs selected {result['selected']:.2f}%  vs rejected {result['rejected']:.2f}%  "
+                   f"score {result['score']:.2f}%  outcomes {json.dumps(result['outcomes'])}")  # fmt: skip
+
+
+@bench.command("build")
+@click.option("--script", "script", type=click.Path(path_type=Path), default=None, help="a <stem>.facts.json sample-video script")
+@click.option("--minutes", type=float, default=None, help="build the script with staragent.samples instead")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="dataset JSON to write")
+def build_cmd(script: Path | None, minutes: float | None, seed: int, out: Path) -> None:
+    """Build the offline benchmark (STARBench JSON) from the synthetic video's script."""
+    from .errors import DatasetError
+    from .synthetic import build_dataset, load_synthetic, write_dataset
+
+    if script is not None:
+        if not script.is_file():
+            raise DatasetError(f"script not found: {script} (the sample-video generator writes <stem>.facts.json)")
+        dataset = load_synthetic(script)
+    elif minutes is not None:
+        try:
+            from ..samples import build_script  # type: ignore[attr-defined]
+        except ImportError:
+            raise DatasetError("staragent.samples.build_script is not available in this install; pass --script FILE") from None
+        dataset = build_dataset(build_script(minutes, seed), name=f"synthetic-{minutes:g}m-s{seed}")
+    else:
+        raise DatasetError("give --script FILE.facts.json or --minutes M (with --seed)")
+    write_dataset(dataset, out)
+    click.echo(f"{len(dataset.samples)} samples written to {out}")
+
+
+__all__ = ["bench"]

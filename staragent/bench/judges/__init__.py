@@ -1,0 +1,129 @@
+"""Judges: the heuristic rubric judge, and LLM judges over any LangChain chat model.
+
+``make_judge(spec)``:
+
+- ``heuristic`` — offline key-fact matching for rubric criteria (reported as heuristic);
+- ``scripted`` — :class:`ScriptedChatModel`, a deterministic chat model for tests and demos;
+- anything else — handed to ``staragent.models.llm.make_chat_model(spec, settings)``, so every chat
+  backend of the project (OpenAI-compatible endpoints, local transformers, ...) can judge.
+
+Every LLM judge call goes through :class:`JudgeClient` (cache, retries, bounded concurrency).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...prompts import render
+from ..errors import JudgeSpecError
+from ..schema import Criterion
+from .client import JudgeCall, JudgeClient, JudgeIdentity, decoding_of, model_id_of
+from .heuristic import HeuristicJudge
+from .parsing import parse_criterion_verdict
+from .scripted import SCRIPTED_VERSION, ScriptedChatModel, scripted_reply
+
+__all__ = [
+    "HeuristicJudge",
+    "JudgeCall",
+    "JudgeClient",
+    "JudgeIdentity",
+    "LLMJudge",
+    "ScriptedChatModel",
+    "make_judge",
+    "scripted_reply",
+]
+
+
+class LLMJudge:
+    """A judge backed by a chat model; all calls go through its :class:`JudgeClient`."""
+
+    is_llm = True
+
+    def __init__(self, client: JudgeClient):
+        self.client = client
+        self.identity = client.identity
+
+    @classmethod
+    def from_model(
+        cls,
+        model: Any,
+        *,
+        kind: str = "llm",
+        spec: str = "",
+        revision: str | None = None,
+        cache_dir: str | Path | None = None,
+        **client_options: Any,
+    ) -> LLMJudge:
+        identity = JudgeIdentity(
+            kind=kind, model_id=model_id_of(model), revision=revision, decoding=decoding_of(model), spec=spec
+        )
+        return cls(JudgeClient(model, identity, cache_dir, **client_options))
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.client.stats
+
+    def ask(self, prompt: str, parse) -> JudgeCall:
+        return self.client.ask(prompt, parse)
+
+    def check_criterion(
+        self, *, question: str, reference: str, answer: str, criterion: Criterion, history: list[dict] | None = None
+    ) -> JudgeCall:
+        prompt = render(
+            "bench_rubric_criterion",
+            question=question,
+            reference=reference,
+            answer=answer,
+            criterion=criterion,
+            history=history or [],
+        )
+        return self.ask(prompt, parse_criterion_verdict)
+
+
+Judge = HeuristicJudge | LLMJudge
+
+
+def make_judge(
+    spec: str,
+    settings: Any = None,
+    *,
+    cache_dir: str | Path | None = None,
+    revision: str | None = None,
+    max_concurrency: int = 4,
+    max_retries: int = 2,
+    backoff_s: float = 1.0,
+) -> Judge:
+    """Build the judge named by a ``--judge`` spec (see the module docstring)."""
+    spec = (spec or "").strip()
+    if not spec:
+        raise JudgeSpecError("no judge given; pass --judge heuristic, scripted, or a chat backend spec")
+    options = {"max_concurrency": max_concurrency, "max_retries": max_retries, "backoff_s": backoff_s}
+    if spec == "heuristic":
+        return HeuristicJudge()
+    if spec == "scripted":
+        return LLMJudge.from_model(
+            ScriptedChatModel(), kind="scripted", spec=spec, revision=revision or SCRIPTED_VERSION,
+            cache_dir=cache_dir, **options,
+        )  # fmt: skip
+    try:
+        from ...models.llm import make_chat_model  # imported here: chat backends are heavy and optional
+    except ImportError as exc:
+        raise JudgeSpecError(
+            f"cannot build judge {spec!r}: the chat backends (staragent.models.llm) are not available ({exc}); "
+            "use --judge heuristic or --judge scripted"
+        ) from None
+    try:
+        model = make_chat_model(spec, settings)
+    except Exception as exc:
+        raise JudgeSpecError(f"cannot build judge {spec!r}: {exc}") from None
+    return LLMJudge.from_model(model, kind="llm", spec=spec, revision=revision, cache_dir=cache_dir, **options)
+
+
+def require_llm(judge: Judge, metric: str) -> LLMJudge:
+    if not getattr(judge, "is_llm", False):
+        raise JudgeSpecError(
+            f"metric {metric!r} needs a language-model judge, not {judge.identity.kind!r}; "
+            "pass --judge scripted (offline stand-in) or a chat backend spec"
+        )
+    return judge  # type: ignore[return-value]

@@ -1,0 +1,175 @@
+"""The one path every LLM judge call takes: an on-disk cache, retries with backoff, bounded concurrency.
+
+Cache key: the judge's model id and revision, the rendered prompt, and the decoding settings. Only
+replies that parse are cached; an empty or unparsable reply is retried and, if it never parses, the call
+is returned as failed (``ok=False``) and never cached.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ...fsutil import read_json, stable_hash, write_json
+from .parsing import strip_think
+
+
+class JudgeIdentity(BaseModel):
+    """Who judged: written into every score row, part of every cache key."""
+
+    kind: str = Field(description="llm | scripted | heuristic")
+    model_id: str
+    revision: str | None = None
+    decoding: dict[str, Any] = Field(default_factory=dict)
+    spec: str = ""
+
+    @property
+    def tag(self) -> str:
+        parts = [self.kind, self.model_id] + ([self.revision] if self.revision else [])
+        return "-".join(p.replace("/", "_").replace(":", "_") for p in parts)
+
+
+class JudgeCall(BaseModel):
+    """The outcome of one judge call: the parsed value when ``ok``, the raw reply, and how it went."""
+
+    ok: bool
+    value: Any = None
+    reply: str = ""
+    error: str | None = None
+    attempts: int = 0
+    cached: bool = False
+    key: str | None = None
+    latency_s: float = 0.0
+
+
+def message_text(message: Any) -> str:
+    """Text of a LangChain message (content may be a string or a list of parts)."""
+    content = getattr(message, "content", message)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and part.get("type") in (None, "text"):
+                parts.append(str(part.get("text", "")))
+        return "".join(parts)
+    return str(content or "")
+
+
+def model_id_of(model: Any) -> str:
+    for attr in ("model_name", "model", "model_id", "repo_id"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
+
+
+DECODING_FIELDS = ("temperature", "top_p", "top_k", "max_tokens", "max_completion_tokens", "max_new_tokens", "seed")
+
+
+def decoding_of(model: Any) -> dict[str, Any]:
+    out = {}
+    for attr in DECODING_FIELDS:
+        value = getattr(model, attr, None)
+        if isinstance(value, (int, float, str, bool)):
+            out[attr] = value
+    return out
+
+
+class JudgeClient:
+    """Calls a LangChain chat model as a judge. Thread-safe; ``max_concurrency`` bounds the calls in
+    flight across threads."""
+
+    def __init__(
+        self,
+        model: Any,
+        identity: JudgeIdentity,
+        cache_dir: str | Path | None = None,
+        *,
+        max_retries: int = 2,
+        backoff_s: float = 1.0,
+        max_concurrency: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.model = model
+        self.identity = identity
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.max_retries = max(0, int(max_retries))
+        self.backoff_s = backoff_s
+        self.sleep = sleep
+        self._slots = threading.BoundedSemaphore(max(1, int(max_concurrency)))
+        self._stats_lock = threading.Lock()
+        self.stats = {"calls": 0, "cache_hits": 0, "model_calls": 0, "failures": 0, "retries": 0}
+
+    def cache_key(self, prompt: str) -> str:
+        return stable_hash(
+            {
+                "model_id": self.identity.model_id,
+                "revision": self.identity.revision,
+                "prompt": prompt,
+                "decoding": self.identity.decoding,
+            },
+            length=32,
+        )
+
+    def _cache_path(self, key: str) -> Path | None:
+        return self.cache_dir / key[:2] / f"{key}.json" if self.cache_dir else None
+
+    def _bump(self, name: str, n: int = 1) -> None:
+        with self._stats_lock:
+            self.stats[name] += n
+
+    def ask(self, prompt: str, parse: Callable[[str], Any]) -> JudgeCall:
+        """Send ``prompt``; return the parsed reply (``parse`` returns ``None`` for an unusable reply)."""
+        self._bump("calls")
+        key = self.cache_key(prompt)
+        path = self._cache_path(key)
+        if path is not None and path.is_file():
+            try:
+                reply = read_json(path)["reply"]
+                value = parse(reply)
+            except (OSError, ValueError, KeyError):
+                value = None
+            if value is not None:
+                self._bump("cache_hits")
+                return JudgeCall(ok=True, value=value, reply=reply, attempts=0, cached=True, key=key)
+        from langchain_core.messages import HumanMessage
+
+        reply, error, attempts = "", None, 0
+        t0 = time.perf_counter()
+        for attempt in range(self.max_retries + 1):
+            attempts = attempt + 1
+            if attempt:
+                self._bump("retries")
+                self.sleep(self.backoff_s * (2 ** (attempt - 1)))
+            try:
+                with self._slots:
+                    self._bump("model_calls")
+                    message = self.model.invoke([HumanMessage(content=prompt)])
+                reply = strip_think(message_text(message))
+            except Exception as exc:  # a backend error: retry, then record
+                error = f"{type(exc).__name__}: {exc}"
+                continue
+            if not reply.strip():
+                error = "empty reply"
+                continue
+            value = parse(reply)
+            if value is None:
+                error = "reply could not be parsed"
+                continue
+            if path is not None:
+                write_json(path, {"reply": reply, "identity": self.identity.model_dump(), "key": key})
+            return JudgeCall(
+                ok=True, value=value, reply=reply, attempts=attempts, key=key, latency_s=time.perf_counter() - t0
+            )
+        self._bump("failures")
+        return JudgeCall(
+            ok=False, reply=reply, error=error, attempts=attempts, key=key, latency_s=time.perf_counter() - t0
+        )

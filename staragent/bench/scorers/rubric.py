@@ -1,0 +1,172 @@
+"""STARBench rubric scoring: one judge call per criterion, two aggregation conventions side by side.
+
+Per turn, with criterion points w (high 5, medium 3, low 1, penalty -5 unless the dataset gives a
+magnitude) and verdicts met / not met:
+
+- maximum  = sum of w over non-penalty criteria;
+- released = sum of w over met non-penalty criteria (penalties ignored), as the released scorer does;
+- paper    = released minus |w| for every violated (not met) penalty criterion (sec. 3.4 of the paper).
+
+Aggregation (both conventions): per canonical task, pooled obtained / pooled maximum over its turns;
+a category is the mean of its tasks present; overall is the mean of the categories present. Agentic
+turns (with expected tool calls) are reported separately and stay out of the categories and overall,
+as in Table 3. Breakdowns (duration bucket, modality set, single- vs multi-turn, difficulty) are pooled
+ratios. A failed judge call counts as not met (for a penalty: violated) and is counted in ``failed``.
+A turn without an answer (agent error) scores 0 without judge calls.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from .. import tasks as tk
+from .common import Unit, mean, pmap, ratio
+
+CONVENTIONS = ("released", "paper")
+
+
+def score_unit(judge: Any, unit: Unit) -> dict[str, Any]:
+    criteria = unit.pair.answer.criteria
+    history = unit.sample.history_before(unit.pair.index)
+    verdicts = []
+    for criterion in criteria:
+        if not unit.answer.strip():
+            met = criterion.is_penalty  # nothing said, nothing violated; nothing asked for was stated
+            verdicts.append(
+                {
+                    "name": criterion.name,
+                    "category": criterion.category,
+                    "points": criterion.points,
+                    "is_penalty": criterion.is_penalty,
+                    "met": met,
+                    "failed": False,
+                    "skipped": "no answer",
+                    "explanation": "no answer",
+                    "judge_reply": "",
+                    "cached": False,
+                }
+            )
+            continue
+        call = judge.check_criterion(
+            question=unit.question, reference=unit.reference, answer=unit.answer, criterion=criterion, history=history
+        )
+        verdicts.append(
+            {
+                "name": criterion.name,
+                "category": criterion.category,
+                "points": criterion.points,
+                "is_penalty": criterion.is_penalty,
+                "met": bool(call.value["criteria_met"]) if call.ok else False,
+                "failed": not call.ok,
+                "error": call.error,
+                "explanation": (call.value or {}).get("explanation", "") if call.ok else "",
+                "heuristic": bool((call.value or {}).get("heuristic", False)) if call.ok else False,
+                "judge_reply": call.reply,
+                "cached": call.cached,
+                "attempts": call.attempts,
+            }
+        )
+    maximum = sum(v["points"] for v in verdicts if not v["is_penalty"] and v["points"] > 0)
+    released = sum(v["points"] for v in verdicts if v["met"] and not v["is_penalty"] and v["points"] > 0)
+    penalties = sum(abs(v["points"]) for v in verdicts if v["is_penalty"] and not v["met"])
+    paper = released - penalties
+    return {
+        "metric": "rubric",
+        **unit.describe(),
+        "criteria": verdicts,
+        "maximum": maximum,
+        "released": released,
+        "paper": paper,
+        "score_released": 100 * ratio(released, maximum),
+        "score_paper": 100 * ratio(paper, maximum),
+        "failed_calls": sum(1 for v in verdicts if v["failed"]),
+    }
+
+
+def score_rubric(judge: Any, units: list[Unit], workers: int = 1) -> list[dict[str, Any]]:
+    return pmap(lambda u: score_unit(judge, u), [u for u in units if u.pair.answer.criteria], workers)
+
+
+def _pool(rows: list[dict], convention: str) -> dict[str, Any]:
+    obtained = sum(r[convention] for r in rows)
+    maximum = sum(r["maximum"] for r in rows)
+    return {"score": 100 * ratio(obtained, maximum), "obtained": obtained, "maximum": maximum, "n": len(rows)}
+
+
+def _group(rows: list[dict], key: str, convention: str, order: tuple | None = None) -> dict[str, Any]:
+    groups: dict[Any, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row.get(key) is not None:
+            groups[row[key]].append(row)
+    keys = [k for k in order if k in groups] if order else sorted(groups, key=str)
+    return {str(k): _pool(groups[k], convention) for k in keys}
+
+
+def aggregate(rows: list[dict[str, Any]], convention: str = "released") -> dict[str, Any]:
+    """Task, category and overall scores (in %) and the breakdowns, under one convention."""
+    if convention not in CONVENTIONS:
+        raise ValueError(f"unknown convention {convention!r}")
+    general = [r for r in rows if not r.get("agentic")]
+    agentic = [r for r in rows if r.get("agentic")]
+    by_task: dict[str, list[dict]] = defaultdict(list)
+    unmapped: dict[str, list[dict]] = defaultdict(list)
+    for row in general:
+        if row.get("canonical_task"):
+            by_task[row["canonical_task"]].append(row)
+        else:
+            unmapped[row.get("task") or "(none)"].append(row)
+    tasks = {t: _pool(by_task[t], convention) for t in tk.CANONICAL_TASKS if t in by_task}
+    categories = {}
+    for cat, members in tk.CATEGORIES.items():
+        present = [tasks[t]["score"] for t in members if t in tasks]
+        if present:
+            categories[cat] = {"score": mean(present), "tasks": len(present), "n": sum(tasks[t]["n"] for t in members if t in tasks)}
+    overall = mean(c["score"] for c in categories.values())
+    agentic_by_task: dict[str, list[dict]] = defaultdict(list)
+    for row in agentic:
+        agentic_by_task[row.get("canonical_task") or row.get("task") or "(none)"].append(row)
+    return {
+        "convention": convention,
+        "overall": overall,
+        "categories": categories,
+        "tasks": tasks,
+        "unmapped": {t: _pool(r, convention) for t, r in sorted(unmapped.items())},
+        "agentic": _pool(agentic, convention) if agentic else None,
+        "agentic_tasks": {t: _pool(r, convention) for t, r in sorted(agentic_by_task.items())},
+        "by_duration": _group(general, "duration_bucket", convention, tuple(b[0] for b in tk.DURATION_BUCKETS)),
+        "by_modality": _group(general, "modality_set", convention, tk.MODALITY_SETS),
+        "by_turn_type": _group(general, "sample_type", convention, ("single_turn", "multi_turn")),
+        "by_difficulty": _group(general, "difficulty", convention, (1, 2, 3, 4, 5)),
+        "turns": len(rows),
+        "failed_calls": sum(r.get("failed_calls", 0) for r in rows),
+        "criteria": sum(len(r.get("criteria", ())) for r in rows),
+    }
+
+
+def bootstrap_overall(
+    rows: list[dict[str, Any]], convention: str = "released", *, rounds: int = 200, seed: int = 0, confidence: float = 0.95
+) -> dict[str, float] | None:
+    """Percentile interval of the overall score, resampling whole videos (a cluster bootstrap)."""
+    import random
+
+    by_video: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if not row.get("agentic"):
+            by_video[str(row.get("video_id") or row.get("sample_id"))].append(row)
+    videos = sorted(by_video)
+    if len(videos) < 2:
+        return None
+    rng = random.Random(seed)
+    values = []
+    for _ in range(rounds):
+        draw = [r for _ in videos for r in by_video[rng.choice(videos)]]
+        overall = aggregate(draw, convention)["overall"]
+        if overall is not None:
+            values.append(overall)
+    if not values:
+        return None
+    values.sort()
+    lo = values[int((1 - confidence) / 2 * (len(values) - 1))]
+    hi = values[int((1 + confidence) / 2 * (len(values) - 1))]
+    return {"lower": lo, "upper": hi, "rounds": len(values), "videos": len(videos)}

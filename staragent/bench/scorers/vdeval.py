@@ -1,0 +1,96 @@
+"""VDEval and LAVE (seed 000): an LLM rates each answer 1-3 after the marker ``So rating=``; the score
+of a turn is (rating - 1) / 2, reported in percent.
+
+- **VDEval** is session-based: the prompt holds the video summary (for VDAct, the refined scenario
+  summary), then the dialogue so far — each earlier question with its reference answer, the candidate's
+  answer and the judge's own earlier output (rationale and rating) — then the turn to rate. Turns of a
+  dialogue are therefore judged in order; dialogues run in parallel.
+- **LAVE** is turn-based: question, reference and candidate answer only, with generic few-shot
+  examples and no summary.
+
+A failed judge call (no parsable rating after retries) is recorded with ``rating: null`` and counts as
+the lowest score, 0%.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ...prompts import render
+from ..judges.parsing import RATING_MARKER, parse_rating
+from .common import Unit, mean, pmap
+
+
+def rating_score(rating: int | None) -> float:
+    return 0.0 if rating is None else 100.0 * (rating - 1) / 2
+
+
+def _summary_of(unit: Unit) -> str:
+    return str(unit.sample.meta.get("summary") or unit.sample.scenario or "")
+
+
+def _row(metric: str, unit: Unit, call: Any) -> dict[str, Any]:
+    rating = call.value["rating"] if call.ok else None
+    return {
+        "metric": metric,
+        **unit.describe(),
+        "dial_id": unit.sample.sample_id,
+        "rating": rating,
+        "score": rating_score(rating),
+        "failed": not call.ok,
+        "error": call.error,
+        "judge_reply": call.reply,
+        "cached": call.cached,
+    }
+
+
+def score_vdeval(judge: Any, units: list[Unit], workers: int = 1, use_summary: bool = True) -> list[dict[str, Any]]:
+    by_sample: dict[str, list[Unit]] = defaultdict(list)
+    for unit in units:
+        by_sample[unit.sample.sample_id].append(unit)
+
+    def session(group: list[Unit]) -> list[dict[str, Any]]:
+        group = sorted(group, key=lambda u: u.pair.index)
+        previous: list[dict[str, str]] = []
+        rows = []
+        for unit in group:
+            prompt = render(
+                "bench_vdeval",
+                summary=_summary_of(unit) if use_summary else "",
+                previous=previous,
+                question=unit.question,
+                reference=unit.reference,
+                candidate=unit.answer,
+            )
+            call = judge.ask(prompt, parse_rating)
+            rows.append(_row("vdeval", unit, call))
+            if call.ok:
+                output = f"{call.value['rationale']} {RATING_MARKER}{call.value['rating']}".strip()
+            else:
+                output = "(no rating was given for this turn)"
+            previous.append(
+                {"question": unit.question, "reference": unit.reference, "candidate": unit.answer, "output": output}
+            )
+        return rows
+
+    groups = list(by_sample.values())
+    return [row for rows in pmap(session, groups, workers) for row in rows]
+
+
+def score_lave(judge: Any, units: list[Unit], workers: int = 1) -> list[dict[str, Any]]:
+    def one(unit: Unit) -> dict[str, Any]:
+        prompt = render("bench_lave", question=unit.question, reference=unit.reference, candidate=unit.answer)
+        return _row("lave", unit, judge.ask(prompt, parse_rating))
+
+    return pmap(one, units, workers)
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "turns": len(rows),
+        "score": mean(r["score"] for r in rows),
+        "mean_rating": mean(r["rating"] for r in rows if r["rating"] is not None),
+        "failed_calls": sum(1 for r in rows if r["failed"]),
+        "ratings": {str(k): sum(1 for r in rows if r["rating"] == k) for k in (1, 2, 3)},
+    }

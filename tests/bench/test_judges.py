@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from staragent.bench.errors import JudgeSpecError
+from staragent.bench.judges import HeuristicJudge, LLMJudge, ScriptedChatModel, make_judge, require_llm
+from staragent.bench.judges.client import JudgeClient, JudgeIdentity
+from staragent.bench.judges.parsing import (
+    parse_criterion_verdict,
+    parse_dimension_scores,
+    parse_pairwise,
+    parse_rating,
+)
+from staragent.bench.schema import Criterion
+
+
+def test_criterion_verdict_parsing():
+    assert parse_criterion_verdict('{"criteria_met": true, "explanation": "ok"}') == {"criteria_met": True, "explanation": "ok"}
+    fenced = '<think>{"criteria_met": true}</think>\nSure.\n```json\n{"criteria_met": "no", "reason": "missing"}\n```'
+    assert parse_criterion_verdict(fenced) == {"criteria_met": False, "explanation": "missing"}
+    assert parse_criterion_verdict("criteria_met: false because ...")["criteria_met"] is False
+    assert parse_criterion_verdict("The answer is probably fine.") is None
+    assert parse_criterion_verdict("") is None
+
+
+def test_rating_parsing_takes_the_last_marker_in_range():
+    assert parse_rating("Looks right. So rating=3") == {"rating": 3, "rationale": "Looks right."}
+    assert parse_rating("first So rating=1 then corrected: So rating=2")["rating"] == 2
+    assert parse_rating("so rating = [2]")["rating"] == 2
+    assert parse_rating("So rating=4") is None
+    assert parse_rating("rating: 3") is None
+
+
+def test_pairwise_parsing():
+    released = ("```[Accuracy]\nAccuracy is similar: [[A=B]]\n```\n```[Overall Judge]\nModel A is better: [[A>B]]\n```")
+    assert parse_pairwise(released) == "A"
+    assert parse_pairwise("...[[B>A]]...") == "B"
+    assert parse_pairwise("```[Overall Judge]\nTie (both good)\n```") == "tie_good"
+    assert parse_pairwise("```[Overall Judge]\nTie (both bad)\n```") == "tie_bad"
+    assert parse_pairwise("```[Overall Judge]\nB\n```") == "B"
+    assert parse_pairwise("Long analysis.\n\nModel B Wins!") == "B"
+    assert parse_pairwise("[[A=B]]") == "tie"
+    assert parse_pairwise("I cannot decide.") is None
+
+
+def test_dimension_scores():
+    dims = {"logic": ("LogicalConsistency", "Logical Consistency"), "acc": ("Accuracy",)}
+    scales = {"logic": (0, 5), "acc": (0, 1)}
+    text = "1. Logical Consistency: score: [4]. reason: [x]\n2. Accuracy: score: [1]. reason: Accuracy 5 would be wrong"
+    assert parse_dimension_scores(text, dims, scales) == {"logic": 4.0, "acc": 1.0}
+    assert parse_dimension_scores("1. LogicalConsistency: score: [7].", dims, scales) is None
+    assert parse_dimension_scores("1. LogicalConsistency: score: [3].", dims, scales) is None
+
+
+def _client(tmp_path, reply_fn, **kw):
+    model = ScriptedChatModel(reply_fn=reply_fn)
+    identity = JudgeIdentity(kind="scripted", model_id="m1", revision="r1", decoding={"temperature": 0.0})
+    sleeps = []
+    client = JudgeClient(model, identity, tmp_path / "cache", sleep=sleeps.append, **kw)
+    return client, model, sleeps
+
+
+def test_cache_hits_and_key_parts(tmp_path):
+    client, model, _ = _client(tmp_path, lambda p: '{"criteria_met": true}')
+    first = client.ask("prompt one", parse_criterion_verdict)
+    second = client.ask("prompt one", parse_criterion_verdict)
+    assert first.ok and not first.cached and second.cached and model.calls == 1
+    assert client.stats["cache_hits"] == 1
+    key = client.cache_key("prompt one")
+    assert key != client.cache_key("prompt two")
+    for change in ({"model_id": "m2"}, {"revision": "r2"}, {"decoding": {"temperature": 0.7}}):
+        other = JudgeClient(model, client.identity.model_copy(update=change), tmp_path / "cache")
+        assert other.cache_key("prompt one") != key
+
+
+def test_unparsable_replies_are_retried_with_backoff_and_never_cached(tmp_path):
+    replies = iter(["", "no verdict here", "still nothing"])
+    client, model, sleeps = _client(tmp_path, lambda p: next(replies), max_retries=2, backoff_s=0.5)
+    call = client.ask("p", parse_criterion_verdict)
+    assert not call.ok and call.attempts == 3 and call.error == "reply could not be parsed"
+    assert sleeps == [0.5, 1.0] and model.calls == 3
+    assert not list((tmp_path / "cache").rglob("*.json"))
+    # a later good reply is used (nothing bad was cached)
+    client2, _, _ = _client(tmp_path, lambda p: '{"criteria_met": false}')
+    assert client2.ask("p", parse_criterion_verdict).value["criteria_met"] is False
+
+
+def test_backend_errors_are_retried(tmp_path):
+    state = {"n": 0}
+
+    def flaky(prompt):
+        state["n"] += 1
+        if state["n"] < 3:
+            raise ConnectionError("server busy")
+        return '{"criteria_met": true}'
+
+    client, _, sleeps = _client(tmp_path, flaky, max_retries=2, backoff_s=1.0)
+    call = client.ask("p", parse_criterion_verdict)
+    assert call.ok and call.attempts == 3 and sleeps == [1.0, 2.0]
+
+
+def test_concurrency_is_bounded(tmp_path):
+    live, peak, lock = [0], [0], threading.Lock()
+
+    def slow(prompt):
+        with lock:
+            live[0] += 1
+            peak[0] = max(peak[0], live[0])
+        time.sleep(0.05)
+        with lock:
+            live[0] -= 1
+        return '{"criteria_met": true}'
+
+    client, _, _ = _client(tmp_path, slow, max_concurrency=2)
+    threads = [threading.Thread(target=client.ask, args=(f"p{i}", parse_criterion_verdict)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 2
+
+
+def test_heuristic_judge_checks_key_facts_and_says_so():
+    judge = HeuristicJudge()
+    assert judge.identity.kind == "heuristic" and not judge.is_llm
+
+    def met(description, answer, category="high_priority"):
+        value = judge.check_criterion(question="q", reference="r", answer=answer,
+                                      criterion=Criterion(description=description, category=category)).value  # fmt: skip
+        assert value["heuristic"] is True
+        return value["criteria_met"]
+
+    assert met('Must mention the price "$1,299"', "It sells for $1,299 today.")
+    assert met("Must mention that it costs 1299 dollars", "It sells for $1,299.")
+    assert not met("Must mention that it costs 1299 dollars", "It sells for $1,199.")
+    assert met("Must say it starts at 12:30", "It starts around 12:33.")
+    assert not met("Must say it starts at 12:30", "It starts around 14:00.")
+    assert met("Must mention that the chef adds fresh basil", "Then the chef added some fresh basil leaves.")
+    assert not met("Must mention that the chef adds fresh basil", "The chef stirs the sauce.")
+    assert met("Must mention there are three speakers", "Three speakers take part.")
+    # penalties: violated only when the forbidden thing is named and said
+    assert met("Must not include information not present in the video", "Anything at all.", "penalty")
+    assert not met('Must not claim the price is "$99"', "It costs $99.", "penalty")
+    assert met("Must not include made-up facts", "", "penalty")
+
+
+def test_make_judge_specs():
+    assert isinstance(make_judge("heuristic"), HeuristicJudge)
+    scripted = make_judge("scripted")
+    assert isinstance(scripted, LLMJudge) and scripted.identity.kind == "scripted"
+    with pytest.raises(JudgeSpecError):
+        make_judge("")
+    with pytest.raises(JudgeSpecError, match="language-model judge"):
+        require_llm(make_judge("heuristic"), "vdeval")
+
+
+def test_other_backends_go_through_the_chat_model_factory(monkeypatch):
+    import sys
+    import types
+
+    fake = types.ModuleType("staragent.models.llm")
+    built = {}
+
+    def make_chat_model(backend, settings):
+        built["backend"] = backend
+        return ScriptedChatModel(model_name="served-judge", temperature=0.2)
+
+    fake.make_chat_model = make_chat_model
+    monkeypatch.setitem(sys.modules, "staragent.models.llm", fake)
+    judge = make_judge("openai:served-judge", revision="2025-01")
+    assert built["backend"] == "openai:served-judge"
+    assert judge.identity.kind == "llm" and judge.identity.model_id == "served-judge"
+    assert judge.identity.revision == "2025-01" and judge.identity.decoding["temperature"] == 0.2
+
+
+def test_missing_chat_backends_give_a_clear_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "staragent.models.llm", None)
+    with pytest.raises(JudgeSpecError, match="heuristic or --judge scripted"):
+        make_judge("openai:gpt-4o-mini")

@@ -1,0 +1,135 @@
+"""The offline benchmark end to end (build -> run -> score -> report) and the CLI's error handling."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from staragent.bench import tasks as tk
+from staragent.bench.cli import bench
+from staragent.bench.datasets import load_dataset
+from staragent.bench.scorers.trajectory import safe_eval
+from staragent.bench.synthetic import build_samples
+from staragent.timecodes import parse_range
+
+CLOCK_RANGE = re.compile(r"^\d{2}:\d{2}:\d{2}-\d{2}:\d{2}:\d{2}$")
+
+
+def invoke(*args):
+    result = CliRunner().invoke(bench, [str(a) for a in args])
+    return result
+
+
+def test_samples_from_a_script(script):
+    samples = build_samples(script)
+    ids = [s.sample_id for s in samples]
+    assert len(ids) == len(set(ids))
+    single = [s for s in samples if s.sample_type == "single_turn" and not s.is_agentic]
+    assert len(single) == len(script.facts)
+    multi = [s for s in samples if s.sample_type == "multi_turn"]
+    assert multi and all(2 <= len(s.qa_turns()) <= 3 for s in multi)
+    for s in samples:
+        assert tk.canonical_task(s.task) in tk.CANONICAL_TASKS, s.task
+        for pair in s.qa_turns():
+            cats = [c.category for c in pair.answer.criteria]
+            assert "high_priority" in cats and cats.count("penalty") >= 1 and len(cats) <= 5
+    total = next(s for s in samples if s.sample_id == "ag-total-price")
+    calls = total.qa_turns()[0].expected_tool_calls
+    assert [c.tool for c in calls] == ["cross_modal_search", "extract_scene_text", "cross_modal_search",
+                                       "extract_scene_text", "calculator"]  # fmt: skip
+    for c in calls:
+        if "timestamp" in c.parameters:
+            assert CLOCK_RANGE.match(c.parameters["timestamp"])
+            start, end = parse_range(c.parameters["timestamp"])
+            assert start < end
+    assert safe_eval(calls[-1].parameters["expression"]) == pytest.approx(249 + 89.50)
+    assert "$338.50" in total.qa_turns()[0].answer.content
+    assert tk.canonical_task(total.task) == "quantitative_reasoning"
+    speech = next(s for s in samples if s.sample_id.startswith("ag-speech"))
+    assert [c.tool for c in speech.qa_turns()[0].expected_tool_calls] == ["cross_modal_search", "transcribe_speech"]
+
+
+def test_build_command_and_loading(facts_file, tmp_path):
+    (facts_file.parent / "talk.mp4").write_bytes(b"not really a video")
+    out = tmp_path / "bench.json"
+    result = invoke("build", "--script", facts_file, "--out", out)
+    assert result.exit_code == 0, result.output
+    ds = load_dataset(out)
+    assert ds.kind == "starbench" and len(ds.samples) == len(load_dataset(facts_file).samples)
+    assert all(s.video_path and s.video_path.endswith("talk.mp4") for s in ds.samples)
+
+
+def test_offline_benchmark_end_to_end(facts_file, tmp_path):
+    oracle, echo = tmp_path / "oracle", tmp_path / "echo"
+    r = invoke("run", facts_file, "--agent", "scripted", "--out", oracle, "--simulated-tools", "--workers", "2")
+    assert r.exit_code == 0, r.output
+    assert invoke("run", facts_file, "--agent", "echo", "--out", echo).exit_code == 0
+    scores = {}
+    for run in (oracle, echo):
+        r = invoke("score", run, "--judge", "heuristic", "--json", "--cache-dir", tmp_path / "cache")
+        assert r.exit_code == 0, r.output
+        scores[run.name] = json.loads(r.stdout)
+        assert (run / "scores.jsonl").is_file()
+    o, e = scores["oracle"]["metrics"], scores["echo"]["metrics"]
+    assert scores["oracle"]["judge"]["kind"] == "heuristic"
+    assert o["rubric"]["released"]["overall"] == 100.0 and o["trajectory"]["score"] == 100.0
+    assert e["rubric"]["released"]["overall"] < 50 and e["trajectory"]["tool_recall"] == 0.0
+    assert e["rubric"]["paper"]["overall"] <= e["rubric"]["released"]["overall"]
+    # re-score with another judge: the heuristic rows stay, the scripted ones are added
+    r = invoke("score", oracle, "--judge", "scripted", "--metrics", "rubric", "--cache-dir", tmp_path / "cache")
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in (oracle / "scores.jsonl").read_text().splitlines()]
+    tags = {(row["metric"], row["judge_tag"]) for row in rows}
+    assert ("rubric", "heuristic-heuristic-keyfacts-1") in tags and ("rubric", "scripted-scripted-judge-1") in tags
+    assert all(row["judge"]["kind"] in ("heuristic", "scripted") for row in rows if row["metric"] == "rubric")
+    r = invoke("report", oracle)
+    assert r.exit_code == 0, r.output
+    md = (oracle / "report.md").read_text()
+    html = (oracle / "report.html").read_text()
+    summary = json.loads((oracle / "summary.json").read_text())
+    assert "STARAgent (paper)" in md and "released" in md and "SCRIPTED stand-in judge" in md
+    assert "<svg" in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    assert summary["metrics"]["rubric"]["released"]["overall"] == 100.0
+    r = invoke("report", oracle, "--judge-tag", "heuristic-heuristic-keyfacts-1", "--json")
+    assert r.exit_code == 0 and "HEURISTIC" not in r.stdout  # the label is in the markdown, not the JSON
+    assert json.loads(r.stdout)["judges"]["rubric"]["kind"] == "heuristic"
+    assert "HEURISTIC key-fact matcher" in (oracle / "report.md").read_text()
+    r = invoke("compare", oracle, echo, "--judge", "scripted", "--out", tmp_path / "cmp")
+    assert r.exit_code == 0, r.output
+    assert "Bradley-Terry" in r.stdout and (tmp_path / "cmp" / "compare.json").is_file()
+    cmp = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    ratings = cmp["ratings"]
+    oracle_name = next(n for n in ratings if n.startswith("scripted"))
+    echo_name = next(n for n in ratings if n.startswith("echo"))
+    assert ratings[oracle_name]["rating"] > ratings[echo_name]["rating"]
+    assert cmp["pairs"][0]["mean_difference"] < 0  # echo (B) scores below the oracle (A)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["score", "{tmp}/missing", "--judge", "heuristic"], "run directory not found"),
+        (["report", "{tmp}/missing"], "run directory not found"),
+        (["score", "{run}", "--judge", "heuristic", "--metrics", "bleurt"], "unknown metric bleurt"),
+        (["score", "{run}", "--judge", "heuristic", "--metrics", "lave"], "needs a language-model judge"),
+        (["run", "{tmp}/nope.json", "--agent", "echo", "--out", "{tmp}/o"], "dataset file not found"),
+        (["run", "{bad}", "--agent", "echo", "--out", "{tmp}/o"], "row 1"),
+        (["run", "{facts}", "--agent", "profile:local", "--out", "{tmp}/o"], "not wired"),
+        (["compare", "{run}"], "at least two run directories"),
+        (["metrics", "{bad}", "--format", "vdact"], "lacks ref_answer"),
+        (["videoautobench", "--selected", "{tmp}/a.jsonl", "--rejected", "{tmp}/b.jsonl"], "judgments file not found"),
+    ],
+)
+def test_user_errors_are_one_line_with_exit_code_2(args, message, facts_file, tmp_path):
+    run = tmp_path / "run"
+    assert invoke("run", facts_file, "--agent", "echo", "--out", run, "--limit", "1").exit_code == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"sample_id": "x", "conversations": [{"role": "narrator", "content": "?"}]}]))
+    fill = {"tmp": tmp_path, "run": run, "facts": facts_file, "bad": bad}
+    result = invoke(*[a.format(**fill) for a in args])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
