@@ -228,5 +228,14 @@ def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles
             click.echo()
 
 
+def _mount_bench() -> None:
+    from .bench.cli import bench  # light: the harness imports its heavy parts inside commands
+
+    main.add_command(bench, "bench")
+
+
+_mount_bench()
+
+
 if __name__ == "__main__":
     main()

@@ -233,9 +233,28 @@ def operand_values(turn: Turn) -> list[tuple[float, Evidence]]:
     return found
 
 
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+
+
+def listed_values(turn: Turn) -> list[tuple[float, Evidence]]:
+    """For "the total of the two prices": every relevant number of the asked kind, in time order."""
+    q = turn.question
+    wanted = q.tokens
+    found: dict[float, Evidence] = {}
+    for e in sorted(_turn_evidence(turn), key=lambda x: x.start):
+        if not wanted & set(tokenize(e.text)):
+            continue
+        if q.answer_type == "money" and not _MONEY.search(e.text):
+            continue
+        for _, value in _numbers(e.text)[:1]:
+            found.setdefault(value, e)
+    count = next((n for word, n in _COUNT_WORDS.items() if re.search(rf"\b{word}\b", q.text.lower())), 5)
+    return list(found.items())[:count]
+
+
 def arithmetic(turn: Turn) -> str | None:
     q = turn.question
-    values = [v for v, _ in operand_values(turn)]
+    values = [v for v, _ in (operand_values(turn) if q.operands else listed_values(turn))]
     if len(values) < 2:
         return None
     text = [f"{v:g}" for v in values]
@@ -338,6 +357,18 @@ def choose_evidence(turn: Turn, limit: int = 3) -> list[Evidence]:
     return chosen
 
 
+def _calculated(step: Step) -> tuple[str, str] | None:
+    """``(value, expression)`` of a calculator step (a real result, or a simulated response)."""
+    result = step.result or {}
+    expression = str(result.get("expression") or step.args.get("expression", ""))
+    if "text" in result:
+        return str(result["text"]), expression
+    value = result.get("response", result)
+    if isinstance(value, dict):
+        value = value.get("result", value.get("text"))
+    return (str(value), expression) if value not in (None, {}) else None
+
+
 def _sentence(group: list[Evidence]) -> str:
     e = group[0]
     quoted = " · ".join(f"“{x.text}”" if x.modality in ("ocr", "speech") else x.text for x in group)
@@ -349,12 +380,12 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     q = turn.question
     cited = choose_evidence(turn)
     parts = []
-    calc = [s for s in turn.called(CALC) if s.result]
+    calc = [found for s in turn.called(CALC) if (found := _calculated(s))]
     if calc:
-        result = calc[-1].result
+        value, expression = calc[-1]
         verb = {"+": "Together that makes", "-": "The difference is", "*": "The product is", "/": "The ratio is", "mean": "The average is"}.get(q.operation or "", "The result is")
-        parts.append(f"{verb} {result['text']} ({result['expression']}).")
-        cited = [e for _, e in operand_values(turn)] or cited
+        parts.append(f"{verb} {value} ({expression}).")
+        cited = [e for _, e in (operand_values(turn) if q.operands else listed_values(turn))] or cited
     groups: dict[tuple, list[Evidence]] = {}
     for e in sorted(cited, key=lambda x: x.start):
         groups.setdefault((e.modality, round(e.start, 1), round(e.end, 1)), []).append(e)

@@ -105,20 +105,30 @@ class VideoAgent:
         return self._saver
 
     # ------------------------------------------------------------ asking
-    def ask(self, video: str | Path, question: str, *, thread_id: str | None = None, history: list[dict] | None = None) -> Answer:
+    def ask(
+        self,
+        video: str | Path | None,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        history: list[dict] | None = None,
+        session: Session | None = None,
+    ) -> Answer:
         """Answer one question. With ``thread_id`` the conversation is kept (see ``chat``);
-        ``history`` gives earlier turns explicitly (``[{"role": "user"|"assistant", "content": ...}]``)."""
+        ``history`` gives earlier turns explicitly (``[{"role": "user"|"assistant", "content": ...}]``);
+        ``session`` replaces the video's own session (the benchmark's simulated tools use it)."""
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
 
         if not question or not question.strip():
             raise InputError("the question is empty; ask something about the video")
-        session = self.session(video)
+        session = session or self.session(video)
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None
         graph = build_graph(checkpointer)
-        config = {"configurable": {"thread_id": f"{session.index.dir.name}/{thread_id}"}} if thread_id else {}
+        scope = session.index.dir.name if session.index is not None else "no-video"
+        config = {"configurable": {"thread_id": f"{scope}/{thread_id}"}} if thread_id else {}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
         before = graph.get_state(config).values if thread_id else {}
         offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
@@ -142,7 +152,7 @@ class VideoAgent:
             answer=text,
             evidence=evidence,
             trajectory=[TrajectoryStep(**s) for s in state.get("trajectory", [])[offsets["trajectory"] :]],
-            video=str(session.index.video_path),
+            video=str(session.index.video_path) if session.index is not None else "",
             profile=self.settings.profile,
             thread_id=thread_id,
             latency_s=round(seconds, 3),

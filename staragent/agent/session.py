@@ -62,8 +62,11 @@ def open_session(
     chat_model=None,
     tools: list[str] | None = None,
     report=None,
+    include_video_tools: bool = False,
 ) -> Session:
-    """Index the video if needed and assemble the tools, their context and the planner."""
+    """Index the video if needed and assemble the tools, their context and the planner. Without a
+    video the tools that need one are left out, unless ``include_video_tools`` (for callers that
+    replace the tools, such as the benchmark's simulated tools)."""
     from ..index.builder import build_index
     from ..models.llm import make_chat_model
     from ..models.pool import ModelPool
@@ -73,7 +76,7 @@ def open_session(
     index = build_index(video, settings, pool, report=report) if video is not None else None
     registry = ToolRegistry.discover()
     selected = registry.select(tools if tools is not None else settings.tools, settings)
-    if index is None:
+    if index is None and not include_video_tools:
         selected = [t for t in selected if not t.needs_video]
     tool_ctx = ToolContext(settings=settings, models=pool, index=index, extras={"query_encoders": {}})
     if chat_model is None:

@@ -1,8 +1,8 @@
 """What the runner runs: anything that answers a question about a video given the ideal history.
 
 The harness talks to agents through the small :class:`BenchAgent` protocol, so the real
-``VideoAgent`` (wrapped by an adapter that the integrator adds to :func:`make_agent`), a baseline model
-or a test double all run the same way.
+``VideoAgent`` (through :class:`VideoAgentAdapter`), a baseline model or a test double all run the
+same way.
 
 ``respond`` receives
 
@@ -19,20 +19,27 @@ the model the expected tool responses instead of running tools. When ``sample["b
 is true, an agent that honours the hook must not execute its tools: for each call it makes it should
 use ``SimulatedTools(sample["bench"]["expected_tool_calls"]).call(tool, args)``, which returns the
 ``expected_response`` of the first unused expected call with the same tool name (or a ``not available``
-note), and record the call in its trajectory as usual. Agents that ignore the hook run their real tools;
-the runner records in each turn whether simulation was requested.
+note), and record the call in its trajectory as usual. The real agent does so by swapping each of its
+tools for a :class:`SimulatedTool`; the runner records in each turn whether simulation was requested.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..schema import Answer, TokenUsage, TrajectoryStep
-from .errors import AgentNotWired, AgentSpecError
+from pydantic import BaseModel
+
+from ..errors import StarAgentError
+from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
+from ..timecodes import parse_range
+from ..tools.base import Tool, ToolContext, ToolResult
+from .errors import AgentSpecError
 
 
 @runtime_checkable
@@ -166,7 +173,89 @@ class ReplayAgent:
         return Answer(answer=str(pairs[turn][1]["prediction"]), video=str(video or ""), profile=self.name)
 
 
-AGENT_SPECS = ("scripted[,tools=false][,delay=S]", "echo", "replay", "profile:<offline|local|openai>")
+class SimulatedResult(ToolResult):
+    """What a simulated tool returns: the dataset's expected response, verbatim."""
+
+    response: Any = None
+    simulated: bool = True
+
+    def evidence(self) -> list[Evidence]:
+        """Text in the response, placed at its ``timestamp`` when it has one (else at 0)."""
+        start = end = 0.0
+        stamp = self.response.get("timestamp") if isinstance(self.response, dict) else None
+        if isinstance(stamp, str):
+            with contextlib.suppress(StarAgentError):
+                start, end = parse_range(stamp)
+        texts = [t for t in _strings(self.response) if t != stamp]
+        return [Evidence(start=start, end=end, modality="other", text=t, source="simulated") for t in texts]
+
+    def summary(self) -> str:
+        return "simulated: " + _summarise(self.response, 140)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
+
+
+class SimulatedTool(Tool):
+    """Presents a real tool's name, description and arguments to the planner, but answers with the
+    expected response of the turn's matching expected call (released-evaluation comparability)."""
+
+    needs_video = False
+    Result = SimulatedResult
+
+    def __init__(self, real: Tool, responses: SimulatedTools):
+        self.name, self.description, self.Args = real.name, real.description, real.Args
+        self._responses = responses
+
+    def run(self, ctx: ToolContext, args: BaseModel) -> SimulatedResult:
+        return SimulatedResult(response=self._responses.call(self.name, args.model_dump(exclude_none=True)))
+
+
+class VideoAgentAdapter:
+    """The real agent (``staragent.VideoAgent``) behind the benchmark protocol."""
+
+    def __init__(self, settings: Any):
+        from ..agent.runner import VideoAgent
+
+        self.settings = settings
+        self.agent = VideoAgent(settings)
+        self.name = f"staragent-{settings.profile}"
+
+    def describe(self) -> dict:
+        s = self.settings
+        return {
+            "agent": "staragent",
+            "profile": s.profile,
+            "planner": s.planner_backend,
+            "planner_model": s.planner.model if s.planner_backend == "transformers" else s.planner.openai_model if s.planner_backend == "openai" else None,
+            "max_steps": s.max_steps,
+            "tools": s.tools,
+            "models": s.models.model_dump(),
+            "index": s.index.model_dump(),
+        }
+
+    def respond(self, video: Path | None, history: list[dict], question: str, *, sample: dict, turn: int) -> Answer:
+        opts = bench_options(sample)
+        if not opts.get("simulated_tools"):
+            if video is None:
+                raise ValueError(f"sample {sample.get('sample_id')} has no video file; pass --video-root or --simulated-tools")
+            return self.agent.ask(video, question, history=history)
+        from ..agent.session import open_session
+
+        base = open_session(None, self.settings, pool=self.agent.pool, include_video_tools=True)
+        responses = SimulatedTools(opts.get("expected_tool_calls"))
+        session = replace(base, tools={name: SimulatedTool(tool, responses) for name, tool in base.tools.items()})
+        return self.agent.ask(video, question, history=history, session=session)
+
+
+AGENT_SPECS = ("scripted[,tools=false][,delay=S]", "echo", "replay", "profile:<offline|local|openai>[,max_steps=N][,tools=a+b]")
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
@@ -199,9 +288,19 @@ def make_agent(spec: str, settings: Any = None) -> BenchAgent:
     if kind == "replay":
         return ReplayAgent()
     if kind == "profile" or kind in ("offline", "local", "openai"):
+        from ..config import load_settings
+
         profile = arg if kind == "profile" else kind
-        raise AgentNotWired(
-            f"the real agent (profile {profile or '?'}) is not wired into the benchmark harness yet; "
-            "use --agent scripted, echo or replay until the VideoAgent adapter lands in staragent.bench.agents.make_agent"
-        )
+        overrides: dict[str, Any] = {"profile": profile or "offline"}
+        if "max_steps" in options:
+            overrides["max_steps"] = int(options.pop("max_steps"))
+        if "tools" in options:
+            overrides["tools"] = [t for t in options.pop("tools").split("+") if t]
+        if options:
+            raise AgentSpecError(f"unknown option(s) {', '.join(options)} for the staragent agent; known: max_steps, tools")
+        if settings is not None:
+            base = settings.model_dump()
+            base.update(overrides)
+            return VideoAgentAdapter(type(settings)(**base))
+        return VideoAgentAdapter(load_settings(**overrides))
     raise AgentSpecError(f"unknown agent {spec!r}; use one of {', '.join(AGENT_SPECS)}")

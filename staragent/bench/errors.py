@@ -22,9 +22,5 @@ class AgentSpecError(InputError):
     """An ``--agent`` spec that names no known agent."""
 
 
-class AgentNotWired(AgentSpecError):
-    """The spec names the real agent, whose adapter is not wired into the harness yet."""
-
-
 class JudgeSpecError(InputError):
     """A ``--judge`` spec that cannot be turned into a judge, or a metric that needs another judge."""

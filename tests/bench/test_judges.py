@@ -164,14 +164,14 @@ def test_other_backends_go_through_the_chat_model_factory(monkeypatch):
     fake = types.ModuleType("staragent.models.llm")
     built = {}
 
-    def make_chat_model(backend, settings):
-        built["backend"] = backend
+    def make_chat_model(settings, backend, **options):
+        built["backend"], built["options"] = backend, options
         return ScriptedChatModel(model_name="served-judge", temperature=0.2)
 
     fake.make_chat_model = make_chat_model
     monkeypatch.setitem(sys.modules, "staragent.models.llm", fake)
     judge = make_judge("openai:served-judge", revision="2025-01")
-    assert built["backend"] == "openai:served-judge"
+    assert built["backend"] == "openai" and built["options"] == {"model": "served-judge"}
     assert judge.identity.kind == "llm" and judge.identity.model_id == "served-judge"
     assert judge.identity.revision == "2025-01" and judge.identity.decoding["temperature"] == 0.2
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from staragent.bench.agents import EchoAgent, ScriptedAgent, SimulatedTools, make_agent
-from staragent.bench.errors import AgentNotWired, AgentSpecError, RunDirError
+from staragent.bench.errors import AgentSpecError, RunDirError
 from staragent.bench.runner import SAMPLES_FILE, TRAJECTORIES_FILE, load_run, run_benchmark
 from staragent.bench.synthetic import load_synthetic
 from staragent.fsutil import read_json
@@ -154,10 +154,11 @@ def test_resume_refuses_another_agent_or_changed_samples(facts_file, tmp_path):
 def test_agent_specs():
     assert make_agent("echo").name == "echo"
     assert make_agent("scripted,tools=false").use_tools is False
-    with pytest.raises(AgentNotWired, match="not wired"):
-        make_agent("profile:offline")
-    with pytest.raises(AgentNotWired):
-        make_agent("local")
+    offline = make_agent("profile:offline,max_steps=3,tools=calculator+transcribe_speech")
+    assert offline.describe()["planner"] == "rules" and offline.describe()["max_steps"] == 3
+    assert offline.settings.tools == ["calculator", "transcribe_speech"]
+    with pytest.raises(AgentSpecError, match="unknown option"):
+        make_agent("profile:offline,temperature=2")
     with pytest.raises(AgentSpecError, match="unknown agent"):
         make_agent("gpt-7")
     with pytest.raises(AgentSpecError):

@@ -117,7 +117,7 @@ def test_offline_benchmark_end_to_end(facts_file, tmp_path):
         (["score", "{run}", "--judge", "heuristic", "--metrics", "lave"], "needs a language-model judge"),
         (["run", "{tmp}/nope.json", "--agent", "echo", "--out", "{tmp}/o"], "dataset file not found"),
         (["run", "{bad}", "--agent", "echo", "--out", "{tmp}/o"], "row 1"),
-        (["run", "{facts}", "--agent", "profile:local", "--out", "{tmp}/o"], "not wired"),
+        (["run", "{facts}", "--agent", "profile:local,bogus=1", "--out", "{tmp}/o"], "unknown option"),
         (["compare", "{run}"], "at least two run directories"),
         (["metrics", "{bad}", "--format", "vdact"], "lacks ref_answer"),
         (["videoautobench", "--selected", "{tmp}/a.jsonl", "--rejected", "{tmp}/b.jsonl"], "judgments file not found"),

@@ -113,8 +113,15 @@ def make_judge(
             f"cannot build judge {spec!r}: the chat backends (staragent.models.llm) are not available ({exc}); "
             "use --judge heuristic or --judge scripted"
         ) from None
+    backend, _, model_name = spec.partition(":")  # e.g. "openai:gpt-4o-mini", "transformers:Qwen/Qwen3-14B"
+    if backend == "rules":
+        raise JudgeSpecError("the rule planner cannot judge; use --judge heuristic, scripted, openai[:MODEL] or transformers[:MODEL]")
     try:
-        model = make_chat_model(spec, settings)
+        if settings is None:
+            from ...config import load_settings
+
+            settings = load_settings()
+        model = make_chat_model(settings, backend, **({"model": model_name} if model_name else {}))
     except Exception as exc:
         raise JudgeSpecError(f"cannot build judge {spec!r}: {exc}") from None
     return LLMJudge.from_model(model, kind="llm", spec=spec, revision=revision, cache_dir=cache_dir, **options)
