@@ -228,6 +228,18 @@ def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles
             click.echo()
 
 
+@main.command()
+@click.option("--dir", "out_dir", type=click.Path(path_type=Path), default=Path("demo_out"), show_default=True)
+@click.option("--minutes", type=float, default=30.0, show_default=True, help="Length of the sample video.")
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.pass_context
+def demo(ctx, out_dir, minutes, seed):
+    """Make a long sample video, index it, answer questions about it, and benchmark the agent."""
+    from .demo import run_demo
+
+    run_demo(out_dir, minutes=minutes, seed=seed, settings=_settings(ctx), echo=click.echo)
+
+
 def _mount_bench() -> None:
     from .bench.cli import bench  # light: the harness imports its heavy parts inside commands
 
