@@ -228,5 +228,17 @@ def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles
             click.echo()
 
 
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def doctor(ctx, as_json):
+    """List every model backend: available here, or why not (package, weights, GPU)."""
+    from .models.doctor import diagnose, render_text
+
+    report = diagnose(_settings(ctx))
+    click.echo(json.dumps(report, indent=2) if as_json else render_text(report))
+    ctx.exit(0 if report["ready"] else 1)
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,108 @@
+"""The video refiner: Qwen2.5-VL (via transformers and qwen-vl-utils) looks at a time range and
+captions it densely or answers a question about it.
+
+Frames are sampled evenly inside the range at ``vlm_fps`` (at most ``vlm_max_frames``, an even
+number as the model pairs frames in time), decoded once by ``media.frames_in_range``, resized by
+qwen-vl-utils within the per-frame and total pixel budgets, and handed to the processor with
+their real sampling rate so the model's time positions match the video.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+
+from .. import media
+from ..prompts import render
+from ..timecodes import format_time
+from .interfaces import RefinedText
+from .torch_runtime import module_bytes, torch_dtype
+
+MIN_FRAME_PIXELS = 64 * 28 * 28
+
+
+def sample_times(start: float, end: float, fps: float, max_frames: int) -> list[float]:
+    """Evenly spaced times inside ``[start, end)``: ``fps`` per second, an even count between 2
+    and ``max_frames``, each at the middle of its share of the range."""
+    length = max(end - start, 1e-3)
+    count = min(max_frames - max_frames % 2, max(2, round(length * fps)))
+    count += count % 2
+    step = length / count
+    return [start + (i + 0.5) * step for i in range(count)]
+
+
+class QwenVideoRefiner:
+    """A ``VideoRefiner`` (see ``interfaces``)."""
+
+    name = "qwen2.5-vl"
+
+    def __init__(
+        self,
+        model_dir: Path,
+        label: str,
+        device: str = "cpu",
+        dtype: str = "auto",
+        fps: float = 1.0,
+        max_frames: int = 64,
+        max_pixels: int = 360 * 420,
+        total_pixels: int = 24576 * 28 * 28,
+        max_new_tokens: int = 512,
+    ):
+        import torch
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        self.model_id = label
+        self.device = device
+        self.fps, self.max_frames, self.max_pixels, self.total_pixels = fps, max_frames, max_pixels, total_pixels
+        self.max_new_tokens = max_new_tokens
+        self.processor = AutoProcessor.from_pretrained(str(model_dir), local_files_only=True)
+        self.model = AutoModelForImageTextToText.from_pretrained(str(model_dir), dtype=torch_dtype(dtype, device), local_files_only=True)
+        self.model.to(device).eval()
+        self._lock = threading.Lock()
+        self._torch = torch
+
+    def memory_bytes(self) -> int:
+        return module_bytes(self.model)
+
+    def _video(self, frames: list, sample_fps: float):
+        from PIL import Image
+        from qwen_vl_utils import fetch_video
+
+        element = {
+            "type": "video",
+            "video": [Image.fromarray(image) for _, image in frames],
+            "sample_fps": sample_fps,
+            "min_pixels": min(MIN_FRAME_PIXELS, self.max_pixels),
+            "max_pixels": self.max_pixels,
+            "total_pixels": self.total_pixels,
+        }
+        patch = getattr(self.processor.image_processor, "patch_size", 14)
+        (video, metadata), _ = fetch_video(element, image_patch_size=patch, return_video_sample_fps=True, return_video_metadata=True)
+        return video, metadata
+
+    def refine(self, video: Path, start: float, end: float, question: str | None = None) -> RefinedText:
+        """Look at ``[start, end)`` of ``video``: answer ``question``, or caption densely when None."""
+        times = sample_times(start, end, self.fps, self.max_frames)
+        # decode near the final size (qwen-vl-utils resizes within the budget; 2.5 covers wide screens)
+        frames = media.frames_in_range(video, times, max_width=int(math.sqrt(self.max_pixels * 2.5)) + 28)
+        if not frames:
+            from ..errors import MediaError
+
+            raise MediaError(f"no frames could be decoded between {format_time(start)} and {format_time(end)}")
+        sample_fps = len(frames) / max(end - start, 1e-3)
+        pixels, metadata = self._video(frames, sample_fps)
+        prompt = render(
+            "video_refiner", frames=len(frames), start=format_time(start), end=format_time(end),
+            step=f"{(end - start) / len(frames):.1f}", question=(question or "").strip() or None,
+        )
+        messages = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": prompt}]}]
+        text = self.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        extra = {"cap_pixels_per_frame": False} if hasattr(self.processor.video_processor, "cap_pixels_per_frame") else {}
+        inputs = self.processor(  # qwen-vl-utils already resized: no second resize, no resampling
+            text=[text], videos=[pixels], video_metadata=[metadata], do_resize=False, do_sample_frames=False, return_tensors="pt", **extra
+        ).to(self.device)
+        with self._lock, self._torch.inference_mode():
+            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+        reply = self.processor.batch_decode(output[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)[0].strip()
+        return RefinedText(text=reply, start=start, end=end, frame_times=[round(t, 3) for t, _ in frames], model=self.model_id)
