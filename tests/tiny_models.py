@@ -98,25 +98,42 @@ def _seed(seed: int = 0) -> None:
     torch.manual_seed(seed)
 
 
-def tiny_qwen3(folder: Path) -> Path:
-    """A 2-layer Qwen3 causal LM with the test tokenizer and chat template."""
+def _instantiate(model_class, config, dtype=None):
+    """A randomly initialised model, created directly in ``dtype`` (real-size models for the GPU
+    benchmark would not fit in float32 twice)."""
+    import torch
+
+    if dtype is None:
+        return model_class(config)
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        return model_class(config)
+    finally:
+        torch.set_default_dtype(previous)
+
+
+def tiny_qwen3(folder: Path, dims: dict | None = None, dtype=None) -> Path:
+    """A 2-layer Qwen3 causal LM with the test tokenizer and chat template (``dims`` overrides the
+    config, e.g. with Qwen3-4B's sizes for the GPU benchmark)."""
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
 
     tok = build_tokenizer(folder)
     _seed()
-    config = Qwen3Config(
-        vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, head_dim=8, max_position_embeddings=32768, tie_word_embeddings=True,
-        eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"), pad_token_id=tok.pad_token_id,
-    )
-    model = Qwen3ForCausalLM(config)
+    config = Qwen3Config(**{
+        "vocab_size": len(tok), "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 32768, "tie_word_embeddings": True,
+        "eos_token_id": tok.convert_tokens_to_ids("<|im_end|>"), "pad_token_id": tok.pad_token_id, **(dims or {}),
+    })
+    model = _instantiate(Qwen3ForCausalLM, config, dtype)
     model.generation_config = GenerationConfig(eos_token_id=config.eos_token_id, pad_token_id=config.pad_token_id)
     model.save_pretrained(folder)
     return folder
 
 
-def tiny_qwen25_vl(folder: Path) -> Path:
-    """A 1-layer Qwen2.5-VL (vision tower and language model) with an image/video processor."""
+def tiny_qwen25_vl(folder: Path, dims: dict | None = None, dtype=None) -> Path:
+    """A 1-layer Qwen2.5-VL (vision tower and language model) with an image/video processor;
+    ``dims`` may replace ``text_config`` and ``vision_config`` entries."""
     from transformers import (
         Qwen2_5_VLConfig,
         Qwen2_5_VLForConditionalGeneration,
@@ -128,18 +145,22 @@ def tiny_qwen25_vl(folder: Path) -> Path:
     tok = build_tokenizer(folder)
     ids = {t: tok.convert_tokens_to_ids(t) for t in CONTROL_TOKENS}
     _seed()
+    dims = dims or {}
     config = Qwen2_5_VLConfig(
         text_config=dict(
             vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
             max_position_embeddings=32768, rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]},
-            eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
+            eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], bos_token_id=None, **dims.get("text_config", {}),
         ),
-        vision_config=dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=32, fullatt_block_indexes=[0], window_size=56),
+        vision_config=dict(
+            depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=32, fullatt_block_indexes=[0], window_size=56,
+            **dims.get("vision_config", {}),
+        ),
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
     )
-    model = Qwen2_5_VLForConditionalGeneration(config)
+    model = _instantiate(Qwen2_5_VLForConditionalGeneration, config, dtype)
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
     model.save_pretrained(folder)
@@ -214,8 +235,9 @@ def _whisper_tokenizer():
     return tok, _LANGUAGE_CODES
 
 
-def tiny_whisper_ct2(folder: Path) -> Path:
-    """A 1-layer multilingual Whisper, converted to CTranslate2 as faster-whisper expects it."""
+def tiny_whisper_ct2(folder: Path, dims: dict | None = None, quantization: str | None = None) -> Path:
+    """A 1-layer multilingual Whisper, converted to CTranslate2 as faster-whisper expects it
+    (``dims`` overrides the WhisperConfig, e.g. with large-v3's sizes)."""
     import torch
     from ctranslate2.converters import TransformersConverter
     from transformers import (
@@ -232,12 +254,12 @@ def tiny_whisper_ct2(folder: Path) -> Path:
     eot = ids["<|endoftext|>"]
     PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>").save_pretrained(source)
     _seed()
-    config = WhisperConfig(
-        vocab_size=tok.get_vocab_size(), num_mel_bins=80, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-        decoder_attention_heads=2, d_model=32, encoder_ffn_dim=64, decoder_ffn_dim=64, max_source_positions=1500, max_target_positions=448,
-        decoder_start_token_id=ids["<|startoftranscript|>"], eos_token_id=eot, pad_token_id=eot, bos_token_id=eot,
-        suppress_tokens=[], begin_suppress_tokens=[eot],
-    )
+    config = WhisperConfig(**{
+        "vocab_size": tok.get_vocab_size(), "num_mel_bins": 80, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2, "d_model": 32, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "max_source_positions": 1500,
+        "max_target_positions": 448, "decoder_start_token_id": ids["<|startoftranscript|>"], "eos_token_id": eot, "pad_token_id": eot,
+        "bos_token_id": eot, "suppress_tokens": [], "begin_suppress_tokens": [eot], **(dims or {}),
+    })
     model = WhisperForConditionalGeneration(config)
     with torch.no_grad():  # confident (peaked) outputs, so Whisper's fallback rarely re-decodes,
         model.model.decoder.embed_tokens.weight.mul_(30)
@@ -250,25 +272,32 @@ def tiny_whisper_ct2(folder: Path) -> Path:
         task_to_id={"transcribe": ids["<|transcribe|>"], "translate": ids["<|translate|>"]}, no_timestamps_token_id=ids["<|notimestamps|>"],
     )
     model.save_pretrained(source)
-    WhisperFeatureExtractor(feature_size=80).save_pretrained(source)
-    TransformersConverter(str(source), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(str(folder), force=True)
+    WhisperFeatureExtractor(feature_size=config.num_mel_bins).save_pretrained(source)
+    converter = TransformersConverter(str(source), copy_files=["tokenizer.json", "preprocessor_config.json"])
+    converter.convert(str(folder), quantization=quantization, force=True)
     return folder
 
 
-def tiny_siglip(folder: Path) -> Path:
+def tiny_siglip(folder: Path, builtin: str | None = None) -> Path:
     """An open_clip SigLIP-style model (ViT image tower, bidirectional text tower, sigmoid bias)
-    with 32-dim embeddings, as a ``local-dir`` folder with its own tokenizer."""
+    with 32-dim embeddings, as a ``local-dir`` folder with its own tokenizer. ``builtin`` takes the
+    architecture of one of open_clip's configs instead (e.g. ``ViT-SO400M-14-SigLIP-384``)."""
     import open_clip
     from safetensors.torch import save_file
 
     tok = build_tokenizer(folder)
+    model_cfg = {
+        "embed_dim": 32, "init_logit_bias": -10, "custom_text": True,
+        "vision_cfg": {"image_size": 32, "patch_size": 8, "width": 32, "layers": 1, "head_width": 16, "mlp_ratio": 2.0, "pool_type": "avg"},
+        "text_cfg": {"context_length": 16, "vocab_size": len(tok), "width": 32, "heads": 2, "layers": 1,
+                     "mlp_ratio": 2.0, "no_causal_mask": True, "proj_bias": True, "pool_type": "last", "norm_kwargs": {"eps": 1e-6}},
+    }
+    if builtin:
+        model_cfg = open_clip.get_model_config(builtin)
+    model_cfg["text_cfg"]["hf_tokenizer_name"] = "local"  # the tokenizer saved beside it
+    model_cfg["text_cfg"].pop("tokenizer_kwargs", None)
     config = {
-        "model_cfg": {
-            "embed_dim": 32, "init_logit_bias": -10, "custom_text": True,
-            "vision_cfg": {"image_size": 32, "patch_size": 8, "width": 32, "layers": 1, "head_width": 16, "mlp_ratio": 2.0, "pool_type": "avg"},
-            "text_cfg": {"context_length": 16, "vocab_size": len(tok), "hf_tokenizer_name": "local", "width": 32, "heads": 2, "layers": 1,
-                         "mlp_ratio": 2.0, "no_causal_mask": True, "proj_bias": True, "pool_type": "last", "norm_kwargs": {"eps": 1e-6}},
-        },
+        "model_cfg": model_cfg,
         "preprocess_cfg": {"mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "interpolation": "bicubic", "resize_mode": "squash"},
     }
     (folder / "open_clip_config.json").write_text(json.dumps(config))

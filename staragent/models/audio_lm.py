@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ModelUnavailable
 from ..media import SAMPLE_RATE
 from ..prompts import render
-from .torch_runtime import module_bytes, torch_dtype
+from .torch_runtime import load_pretrained, module_bytes
 
 ARCHITECTURES = {
     "audioflamingo3": "AudioFlamingo3ForConditionalGeneration",
@@ -41,8 +41,7 @@ class AudioLanguageModel:
         self.max_new_tokens = max_new_tokens
         self.processor = AutoProcessor.from_pretrained(str(model_dir), local_files_only=True)
         model_class = getattr(transformers, ARCHITECTURES[kind])
-        self.model = model_class.from_pretrained(str(model_dir), dtype=torch_dtype(dtype, device), local_files_only=True)
-        self.model.to(device).eval()
+        self.model = load_pretrained(model_class, model_dir, device, dtype)
         self._lock = threading.Lock()
         self._torch = torch
 

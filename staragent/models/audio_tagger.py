@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..media import SAMPLE_RATE
-from .torch_runtime import module_bytes, torch_dtype
+from .torch_runtime import load_pretrained, module_bytes, torch_dtype
 
 
 class TransformersAudioTagger:
@@ -28,8 +28,7 @@ class TransformersAudioTagger:
         self.batch_size = batch_size
         self.extractor = AutoFeatureExtractor.from_pretrained(str(model_dir), local_files_only=True)
         self.dtype = torch_dtype(dtype, device)
-        self.model = AutoModelForAudioClassification.from_pretrained(str(model_dir), dtype=self.dtype, local_files_only=True)
-        self.model.to(device).eval()
+        self.model = load_pretrained(AutoModelForAudioClassification, model_dir, device, dtype)
         config = self.model.config
         self.labels = [config.id2label[i] for i in range(config.num_labels)]
         # AudioSet clips carry several sounds at once: independent (sigmoid) scores, unless the

@@ -23,7 +23,7 @@ from pydantic import ConfigDict, Field
 from ..config import Settings
 from ..errors import ModelUnavailable
 from .tool_calls import parse_tool_calls
-from .torch_runtime import module_bytes, torch_dtype
+from .torch_runtime import load_pretrained, module_bytes
 
 _END_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>", "</s>")
 
@@ -42,8 +42,7 @@ class LocalChatEngine:
         self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
         if not self.tokenizer.chat_template:
             raise ModelUnavailable(f"chat model {label!r} has no chat template, so tools cannot be shown to it; use an instruct/chat model")
-        self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch_dtype(dtype, device), local_files_only=True)
-        self.model.to(device).eval()
+        self.model = load_pretrained(AutoModelForCausalLM, model_dir, device, dtype)
         ends = {self.tokenizer.convert_tokens_to_ids(t) for t in _END_MARKERS if t in self.tokenizer.get_vocab()}
         configured = self.model.generation_config.eos_token_id
         ends |= set(configured if isinstance(configured, list) else [configured] if configured is not None else [])

@@ -26,6 +26,16 @@ def _unknown(role: str, backend: str, choices: str) -> ModelUnavailable:
     return ModelUnavailable(f"{role} backend {backend!r} is not known; choose {choices}")
 
 
+def _pick(role: str, settings: Settings, builders: dict[str, Callable[[], object]]):
+    """Build the backend the settings choose for a role that may also be switched off."""
+    backend = settings.backend(role)
+    if backend in builders:
+        return builders[backend]()
+    if backend == "none":
+        raise role_off(role, settings)
+    raise _unknown(role, backend, " or ".join([*builders, "none"]))
+
+
 def _hf(settings: Settings, field: str, what: str, required: tuple[str, ...] = ("config.json",)) -> Path:
     return locate(getattr(settings.models, field), what=what, setting=f"STARAGENT_MODELS__{field.upper()}", cache_dir=settings.models.hf_cache, required=required)
 
@@ -69,12 +79,7 @@ def _load_asr(settings: Settings, device: str):
 
 
 def _load_asr_refine(settings: Settings, device: str):
-    backend = settings.backend("asr_refine")
-    if backend == "faster-whisper":
-        return _whisper(settings, device, "asr_refine_model", batched=False)
-    if backend == "none":
-        raise role_off("asr_refine", settings)
-    raise _unknown("asr_refine", backend, "faster-whisper or none")
+    return _pick("asr_refine", settings, {"faster-whisper": lambda: _whisper(settings, device, "asr_refine_model", batched=False)})
 
 
 # ---------------------------------------------------------------- pictures
@@ -95,59 +100,55 @@ def _load_ocr(settings: Settings, device: str):
     raise _unknown("ocr", backend, "rapidocr or easyocr")
 
 
-def _load_vision(settings: Settings, device: str):
-    backend = settings.backend("vision")
-    if backend == "siglip":
-        from .siglip import SiglipEncoder
+def _siglip(settings: Settings, device: str):
+    from .siglip import SiglipEncoder
 
-        m = settings.models
-        folder = _hf(settings, "vision_model", "SigLIP model", required=("open_clip_config.json",))
-        return SiglipEncoder(folder, m.vision_model, device, m.dtype, m.vision_batch_size)
-    if backend == "none":
-        raise role_off("vision", settings)
-    raise _unknown("vision", backend, "siglip or none")
+    m = settings.models
+    folder = _hf(settings, "vision_model", "SigLIP model", required=("open_clip_config.json",))
+    return SiglipEncoder(folder, m.vision_model, device, m.dtype, m.vision_batch_size)
+
+
+def _qwen_vl(settings: Settings, device: str):
+    from .video_refiner import QwenVideoRefiner
+
+    m = settings.models
+    return QwenVideoRefiner(
+        _hf(settings, "vlm_model", "video refiner"), m.vlm_model, device, m.dtype, fps=m.vlm_fps, max_frames=m.vlm_max_frames,
+        max_pixels=m.vlm_max_pixels, total_pixels=m.vlm_total_pixels, max_new_tokens=m.vlm_max_new_tokens,
+    )
+
+
+def _load_vision(settings: Settings, device: str):
+    return _pick("vision", settings, {"siglip": lambda: _siglip(settings, device)})
 
 
 def _load_vlm(settings: Settings, device: str):
-    backend = settings.backend("vlm")
-    if backend == "qwen2.5-vl":
-        from .video_refiner import QwenVideoRefiner
-
-        m = settings.models
-        return QwenVideoRefiner(
-            _hf(settings, "vlm_model", "video refiner"), m.vlm_model, device, m.dtype, fps=m.vlm_fps, max_frames=m.vlm_max_frames,
-            max_pixels=m.vlm_max_pixels, total_pixels=m.vlm_total_pixels, max_new_tokens=m.vlm_max_new_tokens,
-        )
-    if backend == "none":
-        raise role_off("vlm", settings)
-    raise _unknown("vlm", backend, "qwen2.5-vl or none")
+    return _pick("vlm", settings, {"qwen2.5-vl": lambda: _qwen_vl(settings, device)})
 
 
 # ---------------------------------------------------------------- sounds
 
 
-def _load_audio_tagger(settings: Settings, device: str):
-    backend = settings.backend("audio_tagger")
-    if backend == "transformers":
-        from .audio_tagger import TransformersAudioTagger
+def _audio_tagger(settings: Settings, device: str):
+    from .audio_tagger import TransformersAudioTagger
 
-        m = settings.models
-        return TransformersAudioTagger(_hf(settings, "audio_tagger_model", "audio tagger"), m.audio_tagger_model, device, m.dtype, m.audio_tag_batch_size)
-    if backend == "none":
-        raise role_off("audio_tagger", settings)
-    raise _unknown("audio_tagger", backend, "transformers or none")
+    m = settings.models
+    return TransformersAudioTagger(_hf(settings, "audio_tagger_model", "audio tagger"), m.audio_tagger_model, device, m.dtype, m.audio_tag_batch_size)
+
+
+def _audio_lm(settings: Settings, device: str):
+    from .audio_lm import AudioLanguageModel
+
+    m = settings.models
+    return AudioLanguageModel(_hf(settings, "audio_lm_model", "audio-language model"), m.audio_lm_model, device, m.dtype, m.audio_lm_max_new_tokens)
+
+
+def _load_audio_tagger(settings: Settings, device: str):
+    return _pick("audio_tagger", settings, {"transformers": lambda: _audio_tagger(settings, device)})
 
 
 def _load_audio_lm(settings: Settings, device: str):
-    backend = settings.backend("audio_lm")
-    if backend == "transformers":
-        from .audio_lm import AudioLanguageModel
-
-        m = settings.models
-        return AudioLanguageModel(_hf(settings, "audio_lm_model", "audio-language model"), m.audio_lm_model, device, m.dtype, m.audio_lm_max_new_tokens)
-    if backend == "none":
-        raise role_off("audio_lm", settings)
-    raise _unknown("audio_lm", backend, "transformers or none")
+    return _pick("audio_lm", settings, {"transformers": lambda: _audio_lm(settings, device)})
 
 
 def _load_chat(settings: Settings, device: str):

@@ -80,11 +80,12 @@ def loads_lenient(raw: str) -> Any:
     raise ValueError(f"not valid JSON: {text[:80]!r}")
 
 
-def _close_brackets(text: str) -> str:
-    """Append the closing quotes and brackets a cut-off JSON value is missing."""
-    stack: list[str] = []
+def _outside_strings(text: str) -> tuple[list[int], bool]:
+    """Positions of the characters of ``text`` outside JSON strings (quotes excluded), and
+    whether the text ends inside an unclosed string."""
+    positions: list[int] = []
     in_string = escaped = False
-    for ch in text:
+    for i, ch in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -92,42 +93,39 @@ def _close_brackets(text: str) -> str:
                 escaped = True
             elif ch == '"':
                 in_string = False
-            continue
-        if ch == '"':
+        elif ch == '"':
             in_string = True
-        elif ch in "{[":
+        else:
+            positions.append(i)
+    return positions, in_string
+
+
+def _close_brackets(text: str) -> str:
+    """Append the closing quotes and brackets a cut-off JSON value is missing."""
+    positions, open_string = _outside_strings(text)
+    stack: list[str] = []
+    for i in positions:
+        ch = text[i]
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack:
             stack.pop()
-    return text + ('"' if in_string else "") + "".join(reversed(stack))
+    return text + ('"' if open_string else "") + "".join(reversed(stack))
 
 
 def _first_object(text: str) -> str | None:
     """The first balanced ``{...}`` in ``text`` (or the rest of it, from the first brace)."""
-    start = text.find("{")
-    if start < 0:
-        return None
+    positions, _ = _outside_strings(text)
+    braces = [i for i in positions if text[i] in "{}"]
+    if not braces or text[braces[0]] != "{":
+        start = text.find("{")
+        return text[start:] if start >= 0 else None
     depth = 0
-    in_string = escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-    return text[start:]
+    for i in braces:
+        depth += 1 if text[i] == "{" else -1
+        if depth == 0:
+            return text[braces[0] : i + 1]
+    return text[braces[0] :]
 
 
 def _call_id() -> str:

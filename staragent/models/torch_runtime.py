@@ -46,3 +46,10 @@ def cuda_allocated(device: str) -> int:
     import torch
 
     return int(torch.cuda.memory_allocated(torch.device(device)))
+
+
+def load_pretrained(model_class, folder, device: str, dtype: str):
+    """``model_class.from_pretrained`` from a local folder only, in the settings' dtype, moved to
+    ``device`` and set to inference mode."""
+    model = model_class.from_pretrained(str(folder), dtype=torch_dtype(dtype, device), local_files_only=True)
+    return model.to(device).eval()

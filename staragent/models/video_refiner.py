@@ -2,9 +2,9 @@
 captions it densely or answers a question about it.
 
 Frames are sampled evenly inside the range at ``vlm_fps`` (at most ``vlm_max_frames``, an even
-number as the model pairs frames in time), decoded once by ``media.frames_in_range``, resized by
-qwen-vl-utils within the per-frame and total pixel budgets, and handed to the processor with
-their real sampling rate so the model's time positions match the video.
+number as the model pairs frames in time), decoded once by ``media.frames_in_range``, resized once
+to the size qwen-vl-utils' pixel budgets give (its ``smart_resize``), and handed to the processor
+with their real sampling rate, so the model's time positions match the video.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import math
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from .. import media
 from ..prompts import render
 from ..timecodes import format_time
 from .interfaces import RefinedText
-from .torch_runtime import module_bytes, torch_dtype
+from .torch_runtime import load_pretrained, module_bytes
 
 MIN_FRAME_PIXELS = 64 * 28 * 28
 
@@ -57,8 +59,7 @@ class QwenVideoRefiner:
         self.fps, self.max_frames, self.max_pixels, self.total_pixels = fps, max_frames, max_pixels, total_pixels
         self.max_new_tokens = max_new_tokens
         self.processor = AutoProcessor.from_pretrained(str(model_dir), local_files_only=True)
-        self.model = AutoModelForImageTextToText.from_pretrained(str(model_dir), dtype=torch_dtype(dtype, device), local_files_only=True)
-        self.model.to(device).eval()
+        self.model = load_pretrained(AutoModelForImageTextToText, model_dir, device, dtype)
         self._lock = threading.Lock()
         self._torch = torch
 
@@ -66,20 +67,24 @@ class QwenVideoRefiner:
         return module_bytes(self.model)
 
     def _video(self, frames: list, sample_fps: float):
-        from PIL import Image
-        from qwen_vl_utils import fetch_video
+        """The frames as the model's ``(n, 3, H, W)`` video and its metadata. Sizes follow
+        qwen-vl-utils' budget (each frame at most ``max_pixels`` and its share of
+        ``total_pixels``, sides multiples of the patch grid); each frame is resized once."""
+        import cv2
+        import torch
+        from qwen_vl_utils import smart_resize
 
-        element = {
-            "type": "video",
-            "video": [Image.fromarray(image) for _, image in frames],
-            "sample_fps": sample_fps,
-            "min_pixels": min(MIN_FRAME_PIXELS, self.max_pixels),
-            "max_pixels": self.max_pixels,
-            "total_pixels": self.total_pixels,
-        }
-        patch = getattr(self.processor.image_processor, "patch_size", 14)
-        (video, metadata), _ = fetch_video(element, image_patch_size=patch, return_video_sample_fps=True, return_video_metadata=True)
-        return video, metadata
+        count = len(frames) + len(frames) % 2  # the model takes frames in pairs
+        factor = getattr(self.processor.image_processor, "patch_size", 14) * getattr(self.processor.image_processor, "merge_size", 2)
+        min_pixels = min(MIN_FRAME_PIXELS, self.max_pixels)
+        budget = max(min(self.max_pixels, self.total_pixels / count * 2), int(min_pixels * 1.05))
+        src_h, src_w = frames[0][1].shape[:2]
+        height, width = smart_resize(src_h, src_w, factor=factor, min_pixels=min_pixels, max_pixels=budget)
+        shrink = width * height < src_w * src_h
+        arrays = [cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_CUBIC) for _, image in frames]
+        arrays += arrays[-1:] * (count - len(arrays))
+        video = torch.from_numpy(np.stack(arrays)).permute(0, 3, 1, 2).float()
+        return video, {"fps": sample_fps, "frames_indices": list(range(count)), "total_num_frames": count}
 
     def refine(self, video: Path, start: float, end: float, question: str | None = None) -> RefinedText:
         """Look at ``[start, end)`` of ``video``: answer ``question``, or caption densely when None."""
