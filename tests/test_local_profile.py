@@ -90,7 +90,7 @@ def test_a_changed_backend_reruns_only_the_stages_it_feeds(local_build, tiny, fo
     rebuilt = rebuild(settings)
     assert rebuilt == {"speech", "segments", "lexical"}
     manifest = json.loads(next((copy / "index").glob("*/manifest.json")).read_text())
-    assert "asr" not in manifest["models"] and "vlm" not in manifest["models"]  # no model made them now
+    assert manifest["models"]["asr"] == "pocketsphinx:en-us" and "vlm" not in manifest["models"]  # no captions now
     assert manifest["models"]["vision"] == f"siglip:{other_siglip}"
 
 
@@ -155,3 +155,9 @@ def test_recorded_tool_calls_drive_the_graph_through_the_chat_template(local_bui
     assert answer.answer == "The slide says the grinder costs $129.50 (0:00-0:10)."
     assert '"name": "cross_modal_search"' in prompts[0] and "<tools>" in prompts[0]
     assert "<tool_response>" in prompts[1] and "129.50" in prompts[1]  # the search result went back to the model
+
+
+def test_an_offline_index_records_its_bundled_backends(foreign_index):
+    # speech came from the sidecar subtitles, so no recogniser is named
+    assert foreign_index.manifest.models == {"ocr": "rapidocr:pp-ocr"}
+    assert foreign_index.vector_modalities() == [] and foreign_index.stage_info("audio_tags")["backend"] == "none"

@@ -173,6 +173,12 @@ def test_audio_language_model_describes_or_answers(pool):
     assert "too short" in model.refine(np.zeros(100, np.float32))
 
 
+def test_qwen2_audio_is_the_other_audio_language_model(tiny, tmp_path):
+    settings = load_settings(cache_dir=tmp_path, profile="local", models={"audio_lm_model": str(tiny.qwen2_audio), "device": "cpu", "audio_lm_max_new_tokens": 6})
+    model = ModelPool(settings).get("audio_lm")
+    assert model.kind == "qwen2_audio" and isinstance(model.refine(tone(4.0), "What do you hear?"), str)
+
+
 def test_audio_language_model_refuses_other_architectures(tiny, tmp_path):
     settings = load_settings(cache_dir=tmp_path, profile="local", models={"audio_lm_model": str(tiny.ast), "device": "cpu"})
     with pytest.raises(ModelUnavailable, match="audio-spectrogram-transformer.*Audio Flamingo 3 or Qwen2-Audio"):
@@ -202,3 +208,23 @@ def test_models_go_to_the_gpu_in_half_precision(tiny, tmp_path):
     assert next(chat.model.parameters()).is_cuda
     assert {row["name"]: row for row in gpu_pool.report()}["vision"]["cuda_mb"] > 0
     assert gpu_pool.get("asr").compute_type == "float16"
+
+
+def test_one_resident_model_serves_concurrent_callers(pool):
+    import threading
+
+    encoder = pool.get("vision")
+    texts = [f"query number {i}" for i in range(8)]
+    expected = encoder.embed_texts(texts)
+    results = {}
+
+    def ask(i):
+        results[i] = pool.get("vision").embed_texts([texts[i]])[0]
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.allclose(results[i], expected[i], atol=1e-5) for i in range(8))
+    assert [m.name for m in pool.loaded()].count("vision") == 1

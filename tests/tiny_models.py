@@ -14,7 +14,10 @@ import numpy as np
 
 # Tokens the tiny chat, vision-language and audio-language models share. Tool-call and reasoning
 # tags are ordinary added tokens (as in Qwen), the others are special.
-CONTROL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|video_pad|>", "<|image_pad|>", "<sound>"]
+CONTROL_TOKENS = [
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|video_pad|>", "<|image_pad|>",
+    "<sound>", "<|audio_bos|>", "<|AUDIO|>", "<|audio_eos|>",
+]
 TAG_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"]
 
 # A Qwen-style chat template written for these tests: tools in the system turn, tool calls as
@@ -188,30 +191,48 @@ def tiny_ast(folder: Path) -> Path:
     return folder
 
 
-def tiny_audio_flamingo(folder: Path) -> Path:
-    """A 1-layer Audio Flamingo 3 (Whisper-style encoder + Qwen2 LM) with its processor."""
-    from transformers import (
-        AudioFlamingo3Config,
-        AudioFlamingo3ForConditionalGeneration,
-        AudioFlamingo3Processor,
-        WhisperFeatureExtractor,
-    )
+def _tiny_audio_lm(folder: Path, classes: tuple[str, str, str], audio_config: dict, token_field: str, audio_markup: str) -> Path:
+    """A 1-layer audio-language model (Whisper-style encoder + Qwen2 LM) and its processor, whose
+    chat template writes ``audio_markup`` where the audio goes."""
+    import transformers
+    from transformers import WhisperFeatureExtractor
 
+    config_class, model_class, processor_class = (getattr(transformers, name) for name in classes)
     tok = build_tokenizer(folder)
-    sound = tok.convert_tokens_to_ids("<sound>")
+    end = tok.convert_tokens_to_ids("<|im_end|>")
+    audio_token = "<|AUDIO|>" if "<|AUDIO|>" in audio_markup else audio_markup
     _seed()
-    config = AudioFlamingo3Config(
-        audio_config=dict(num_mel_bins=128, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32, hidden_size=16, max_source_positions=1500),
+    config = config_class(
+        audio_config=audio_config,
         text_config=dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=32768, eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"), pad_token_id=tok.pad_token_id),
-        audio_token_id=sound,
+                         max_position_embeddings=32768, eos_token_id=end, pad_token_id=tok.pad_token_id),
+        **{token_field: tok.convert_tokens_to_ids(audio_token)},
     )
-    model = AudioFlamingo3ForConditionalGeneration(config)
-    model.generation_config.eos_token_id = tok.convert_tokens_to_ids("<|im_end|>")
+    model = model_class(config)
+    model.generation_config.eos_token_id = end
     model.generation_config.pad_token_id = tok.pad_token_id
     model.save_pretrained(folder)
-    AudioFlamingo3Processor(WhisperFeatureExtractor(feature_size=128), tok, chat_template=CHAT_TEMPLATE).save_pretrained(folder)
+    template = CHAT_TEMPLATE.replace("<sound>", audio_markup)
+    processor_class(WhisperFeatureExtractor(feature_size=128), tok, chat_template=template).save_pretrained(folder)
     return folder
+
+
+def tiny_audio_flamingo(folder: Path) -> Path:
+    """Audio Flamingo 3 in miniature; audio is the <sound> token."""
+    return _tiny_audio_lm(
+        folder, ("AudioFlamingo3Config", "AudioFlamingo3ForConditionalGeneration", "AudioFlamingo3Processor"),
+        dict(num_mel_bins=128, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32, hidden_size=16, max_source_positions=1500),
+        "audio_token_id", "<sound>",
+    )
+
+
+def tiny_qwen2_audio(folder: Path) -> Path:
+    """Qwen2-Audio in miniature; audio is <|audio_bos|><|AUDIO|><|audio_eos|>."""
+    return _tiny_audio_lm(
+        folder, ("Qwen2AudioConfig", "Qwen2AudioForConditionalGeneration", "Qwen2AudioProcessor"),
+        dict(num_mel_bins=128, encoder_layers=1, encoder_attention_heads=2, encoder_ffn_dim=32, d_model=16, max_source_positions=1500),
+        "audio_token_index", "<|audio_bos|><|AUDIO|><|audio_eos|>",
+    )
 
 
 def _whisper_tokenizer():
@@ -351,6 +372,10 @@ class TinyModels:
     @functools.cached_property
     def audio_flamingo(self) -> Path:
         return tiny_audio_flamingo(self.root / "audio-flamingo-3")
+
+    @functools.cached_property
+    def qwen2_audio(self) -> Path:
+        return tiny_qwen2_audio(self.root / "qwen2-audio")
 
     @functools.cached_property
     def whisper(self) -> Path:

@@ -141,10 +141,9 @@ def run_speech(ctx: BuildContext) -> dict:
     write_jsonl(ctx.path("speech.jsonl"), rows)
     finish_checkpoint(ctx, "speech")
     languages = sorted({r["language"] for r in rows if r.get("language")})
-    info = {"source": recognizer.name, "lines": len(rows), "languages": languages}
-    if ctx.settings.asr_backend != "pocketsphinx":
-        info["model"] = f"{ctx.settings.asr_backend}:{ctx.settings.models.asr_model}"
-    return info
+    backend = ctx.settings.asr_backend
+    model = "en-us" if backend == "pocketsphinx" else ctx.settings.models.asr_model
+    return {"source": recognizer.name, "model": f"{backend}:{model}", "lines": len(rows), "languages": languages}
 
 
 def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[Any], Any], desc: str, unit: str) -> list:
@@ -319,7 +318,8 @@ def run_ocr(ctx: BuildContext) -> dict:
     rows = [{"keyframe": k.id, "lines": by_id[k.id if k.ocr_from is None else k.ocr_from]} for k in keyframes]
     write_jsonl(ctx.path("ocr.jsonl"), rows)
     finish_checkpoint(ctx, "ocr")
-    return {"backend": reader.name, "model": f"{reader.name}:{'+'.join(ctx.settings.models.ocr_languages)}", "frames_read": len(unique), "lines": sum(len(r) for r in results)}
+    model = "+".join(ctx.settings.models.ocr_languages) if ctx.settings.ocr_backend == "easyocr" else "pp-ocr"
+    return {"backend": reader.name, "model": f"{reader.name}:{model}", "frames_read": len(unique), "lines": sum(len(r) for r in results)}
 
 
 def _caption_params(ctx: BuildContext) -> dict:
@@ -472,6 +472,8 @@ def run_vectors(ctx: BuildContext) -> dict:
         with atomic_dir(ctx.path("vectors")) as tmp:
             write_json(tmp / "stores.json", {"stores": {}, "note": f"no embedding backend in profile {ctx.settings.profile!r}"})
         return {"stores": []}
+    from concurrent.futures import ThreadPoolExecutor
+
     from PIL import Image
 
     from .vectors import VectorStore
@@ -480,10 +482,20 @@ def run_vectors(ctx: BuildContext) -> dict:
     keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
     files = sorted({k.file for k in keyframes})
     batch = max(1, getattr(encoder, "batch_size", 32))
+    batches = [files[i : i + batch] for i in range(0, len(files), batch)]
+
+    def decode(names: list[str]) -> list[np.ndarray]:
+        return [np.asarray(Image.open(ctx.path("keyframes") / f).convert("RGB")) for f in names]
+
     vectors = []
-    with ctx.progress(total=len(files), desc="embed", unit="frame") as bar:
-        for i in range(0, len(files), batch):
-            images = [np.asarray(Image.open(ctx.path("keyframes") / f).convert("RGB")) for f in files[i : i + batch]]
+    # the next batch is decoded while this one is embedded (JPEG decoding and the model both
+    # release the GIL), keeping at most two batches of pixels in memory
+    with ctx.progress(total=len(files), desc="embed", unit="frame") as bar, ThreadPoolExecutor(max_workers=1) as reader:
+        upcoming = reader.submit(decode, batches[0]) if batches else None
+        for k in range(len(batches)):
+            images = upcoming.result()
+            if k + 1 < len(batches):
+                upcoming = reader.submit(decode, batches[k + 1])
             vectors.append(encoder.embed_images(images))
             bar.update(len(images))
     row_of = {f: r for r, f in enumerate(files)}
