@@ -49,7 +49,9 @@ def cuda_allocated(device: str) -> int:
 
 
 def load_pretrained(model_class, folder, device: str, dtype: str):
-    """``model_class.from_pretrained`` from a local folder only, in the settings' dtype, moved to
-    ``device`` and set to inference mode."""
-    model = model_class.from_pretrained(str(folder), dtype=torch_dtype(dtype, device), local_files_only=True)
-    return model.to(device).eval()
+    """``model_class.from_pretrained`` from a local folder only, in the settings' dtype, on
+    ``device``, in inference mode. On a GPU the weights are loaded straight into GPU memory
+    (``device_map``), not staged through host memory first."""
+    placement = {"device_map": device} if device.startswith("cuda") else {}
+    model = model_class.from_pretrained(str(folder), dtype=torch_dtype(dtype, device), local_files_only=True, **placement)
+    return (model if placement else model.to(device)).eval()
