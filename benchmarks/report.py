@@ -64,7 +64,7 @@ def _models_rows(data: dict) -> list[str]:
         f"| **{_f(large['x_realtime'], 1)}× real time** |",
         f"| {name('Qwen2.5-VL-7B')} refiner, dense caption of a 60 s range ({vlm['frames']} frames, ≤ {vlm['max_pixels']} pixels each, "
         f"{vlm['new_tokens']} new tokens) | **{_f(vlm['seconds'], 2)} s**{mem(vlm)} |",
-        f"| {name('Qwen3-4B')} planner prefill ({plan['prompt_tokens']} prompt tokens: system prompt and tool schemas) | {_f(plan['prefill_s'], 2)} s |",
+        f"| {name('Qwen3-4B')} planner time to first token ({plan['prompt_tokens']} prompt tokens: system prompt and tool schemas) | {_f(plan['prefill_s'], 2)} s |",
         f"| {name('Qwen3-4B')} planner decoding ({plan['new_tokens']} tokens) | **{_f(plan['decode_tokens_per_s'], 1)} tokens/s**{mem(plan)} |",
         f"| FAISS flat inner-product search ({faiss['rows']} × {faiss['dim']}, k={faiss['k']}, {'GPU' if faiss['gpu'] else 'CPU'}), p50 / p95 "
         f"| {_f(faiss['query_ms']['p50'], 2)} / {_f(faiss['query_ms']['p95'], 2)} ms |",

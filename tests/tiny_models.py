@@ -150,15 +150,16 @@ def tiny_qwen25_vl(folder: Path, dims: dict | None = None, dtype=None) -> Path:
     _seed()
     dims = dims or {}
     config = Qwen2_5_VLConfig(
-        text_config=dict(
-            vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
-            max_position_embeddings=32768, rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]},
-            eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], bos_token_id=None, **dims.get("text_config", {}),
-        ),
-        vision_config=dict(
-            depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=32, fullatt_block_indexes=[0], window_size=56,
-            **dims.get("vision_config", {}),
-        ),
+        text_config={
+            "vocab_size": len(tok), "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "max_position_embeddings": 32768,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]},
+            "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"], "bos_token_id": None, **dims.get("text_config", {}),
+        },
+        vision_config={
+            "depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32, "fullatt_block_indexes": [0],
+            "window_size": 56, **dims.get("vision_config", {}),
+        },
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
