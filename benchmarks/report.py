@@ -42,7 +42,72 @@ def pipeline_section(data: dict) -> list[str]:
     return lines + [""]
 
 
-SECTIONS = {"pipeline_cpu": pipeline_section}
+def _models_rows(data: dict) -> list[str]:
+    sig, small, large, vlm, plan, faiss = (data[k] for k in ("siglip", "whisper_small_batched", "whisper_large_refine_60s", "refiner_60s", "planner", "faiss"))
+    gpu = data["device"] == "cuda"
+    mem = (lambda r: f"; peak GPU memory {_f(r.get('gpu_peak_gb'), 1)} GB") if gpu else (lambda r: "")
+    real = data.get("size") == "real"
+
+    def name(model: str) -> str:
+        return model if real else f"{model} (tiny stand-in)"
+
+    size = "×".join(str(x) for x in sig["image_size"])
+    return [
+        "| measure | value |",
+        "| --- | --- |",
+        f"| {name('SigLIP')} keyframe embedding ({size} input, batch {sig['batch']}, {sig['dtype']}; 960×540 keyframes, resize included) "
+        f"| **{_f(sig['frames_per_s'], 1)} frames/s**{mem(sig)} |",
+        f"| SigLIP text query, one at a time, p50 / p95 | {_f(sig['query_ms']['p50'], 1)} / {_f(sig['query_ms']['p95'], 1)} ms |",
+        f"| {name('faster-whisper small')}, batched (batch {small['batch']}, beam {small['beam']}, {small['compute_type']}, "
+        f"{small['tokens_per_window']} tokens per 30 s window, {small['audio_s']} s of audio) | **{_f(small['x_realtime'], 1)}× real time** |",
+        f"| {name('faster-whisper large-v3')}, refining a 60 s range (unbatched, beam {large['beam']}, {large['compute_type']}) "
+        f"| **{_f(large['x_realtime'], 1)}× real time** |",
+        f"| {name('Qwen2.5-VL-7B')} refiner, dense caption of a 60 s range ({vlm['frames']} frames, ≤ {vlm['max_pixels']} pixels each, "
+        f"{vlm['new_tokens']} new tokens) | **{_f(vlm['seconds'], 2)} s**{mem(vlm)} |",
+        f"| {name('Qwen3-4B')} planner time to first token ({plan['prompt_tokens']} prompt tokens: system prompt and tool schemas) | {_f(plan['prefill_s'], 2)} s |",
+        f"| {name('Qwen3-4B')} planner decoding ({plan['new_tokens']} tokens) | **{_f(plan['decode_tokens_per_s'], 1)} tokens/s**{mem(plan)} |",
+        f"| FAISS flat inner-product search ({faiss['rows']} × {faiss['dim']}, k={faiss['k']}, {'GPU' if faiss['gpu'] else 'CPU'}), p50 / p95 "
+        f"| {_f(faiss['query_ms']['p50'], 2)} / {_f(faiss['query_ms']['p95'], 2)} ms |",
+        "",
+    ]
+
+
+def models_section(data: dict) -> list[str]:
+    m = data["machine"]
+    if data.get("size") == "real":
+        intro = [
+            "## Expert models on a GPU: real-size architectures, random weights",
+            "",
+            f"GPU: {m['gpu']}; CPU: {m['cpu']}, {m['cores']} cores; measured {m['date']}. Command: `{data['command']}`.",
+            "The published architectures with random weights: speed and memory match the real models, the outputs are noise,",
+            "so generation lengths are fixed (stated per row). Prompt token counts come from a small stand-in tokenizer,",
+            "which spends more tokens per word than Qwen's.",
+        ]
+    else:
+        intro = [
+            "## Expert models: CPU smoke check with tiny random models",
+            "",
+            "**These numbers say nothing about real speed.** They come from the tiny random-weight stand-ins the tests",
+            "use (a few thousand parameters each), run on the CPU, to check that every benchmarked code path works.",
+            f"Machine: {m['cpu']}, {m['cores']} cores, no GPU; measured {m['date']}, on a shared machine (expect noise). "
+            f"Command: `{data['command']}`.",
+        ]
+    return [*intro, "", *_models_rows(data)]
+
+
+GPU_NOT_MEASURED = [
+    "## Expert models on a GPU: not measured yet",
+    "",
+    "No GPU was available when the model backends were written, so there are **no GPU figures yet**. On a CUDA",
+    "machine, `python benchmarks/models.py --real` builds the real-size architectures with random weights",
+    "(SigLIP ViT-SO400M-14 @ 384, Whisper small and large-v3 in CTranslate2 float16, Qwen2.5-VL-7B, Qwen3-4B; about",
+    "30 GB under `.cache/bench/models/real`, built once), measures keyframes/s, × real time, refiner latency for a",
+    "60 s range, planner tokens/s, FAISS GPU search and peak GPU memory, writes `benchmarks/results/models_gpu.json`",
+    "and regenerates this page.",
+    "",
+]
+
+SECTIONS = {"pipeline_cpu": pipeline_section, "models_cpu_smoke": models_section, "models_gpu": models_section}
 
 
 def render() -> str:
@@ -58,6 +123,8 @@ def render() -> str:
         render_section = SECTIONS.get(path.stem) or SECTIONS.get(data.get("section", ""))
         if render_section:
             out.extend(render_section(data))
+    if not (RESULTS / "models_gpu.json").exists():
+        out.extend(GPU_NOT_MEASURED)
     return "\n".join(out) + "\n"
 
 

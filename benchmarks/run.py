@@ -2,6 +2,7 @@
 
     python benchmarks/run.py                 # everything
     python benchmarks/run.py pipeline 30     # one benchmark, a 30-minute video
+    python benchmarks/run.py models          # expert models, CPU smoke check with tiny models
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import models  # noqa: E402
 import pipeline  # noqa: E402
 import report  # noqa: E402
 
-BENCHMARKS = {"pipeline": pipeline.main}
+BENCHMARKS = {"pipeline": pipeline.main, "models": models.main}
 
 
 def main(argv: list[str]) -> None:

@@ -240,6 +240,18 @@ def demo(ctx, out_dir, minutes, seed):
     run_demo(out_dir, minutes=minutes, seed=seed, settings=_settings(ctx), echo=click.echo)
 
 
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def doctor(ctx, as_json):
+    """List every model backend: available here, or why not (package, weights, GPU)."""
+    from .models.doctor import diagnose, render_text
+
+    report = diagnose(_settings(ctx))
+    click.echo(json.dumps(report, indent=2) if as_json else render_text(report))
+    ctx.exit(0 if report["ready"] else 1)
+
+
 def _mount_bench() -> None:
     from .bench.cli import bench  # light: the harness imports its heavy parts inside commands
 

@@ -46,6 +46,9 @@ class IndexSettings(BaseModel):
     min_silence: float = Field(0.5, ge=0, description="silences at least this long separate speech segments")
     segment_max: float = Field(30.0, gt=1, description="longest segment in seconds")
     segment_min: float = Field(2.0, ge=0, description="shorter segments merge into a neighbour")
+    captions: bool = Field(False, description="caption the video densely with the video refiner while indexing (slow)")
+    caption_window: float = Field(30.0, gt=1, description="longest stretch of a scene described by one caption")
+    audio_tag_window: float = Field(10.0, gt=0.5, description="seconds of audio per audio-tagger call")
     ocr_min_score: float = Field(0.5, ge=0, le=1)
     ocr_min_height: int = Field(720, ge=0, description="smaller keyframes are upscaled for OCR (small text loses its spaces)")
     ocr_reuse_threshold: float = Field(
@@ -57,12 +60,50 @@ class IndexSettings(BaseModel):
 
 
 class ModelSettings(BaseModel):
-    """Which backend and which weights each expert uses. ``None`` means: what the profile picks."""
+    """Which backend and which weights each expert uses. A backend of ``None`` means: what the
+    profile picks (see ``Settings.backend``); ``"none"`` turns a role off. Model ids are Hugging
+    Face ids (read from the local cache, never downloaded) or paths to local copies."""
 
     device: str = Field("auto", description="auto | cpu | cuda | cuda:N")
+    dtype: str = Field("auto", description="auto (bfloat16/float16 on a GPU, float32 on the CPU) | bfloat16 | float16 | float32")
+    memory_budget_gb: float | None = Field(
+        None, gt=0, description="keep the resident experts under this many GB; the least recently used are unloaded first"
+    )
+    hf_cache: Path | None = Field(None, description="Hugging Face hub cache to read weights from (default: HF_HUB_CACHE)")
+
     asr: str | None = Field(None, description="pocketsphinx | faster-whisper")
+    asr_model: str = Field("small", description="faster-whisper model for preprocessing: a size, a CTranslate2 repo id or a path")
+    asr_refine_model: str = Field("large-v3", description="faster-whisper model for refining a time range and translating")
+    asr_compute_type: str = Field("auto", description="CTranslate2 compute type (auto: float16 on a GPU, int8 on the CPU)")
+    asr_refine: str | None = Field(None, description="none | faster-whisper (re-transcribing and translating a range)")
+    asr_batch_size: int = Field(16, ge=1, description="speech chunks decoded together while indexing")
+    asr_beam_size: int = Field(5, ge=1)
+
     ocr: str | None = Field(None, description="rapidocr | easyocr")
     ocr_languages: list[str] = Field(default_factory=lambda: ["en"])
+    easyocr_dir: Path | None = Field(None, description="folder with easyocr's .pth files (default: EASYOCR_MODULE_PATH/model or ~/.EasyOCR/model)")
+
+    vision: str | None = Field(None, description="none | siglip")
+    vision_model: str = Field("timm/ViT-SO400M-14-SigLIP-384", description="open_clip SigLIP: a hub id with open_clip_config.json, or a local folder")
+    vision_batch_size: int = Field(32, ge=1, description="keyframes embedded per forward pass")
+
+    vlm: str | None = Field(None, description="none | qwen2.5-vl")
+    vlm_model: str = Field("Qwen/Qwen2.5-VL-7B-Instruct")
+    vlm_fps: float = Field(1.0, gt=0, description="frames per second the video refiner looks at")
+    vlm_max_frames: int = Field(64, ge=2, description="most frames for one range (longer ranges are sampled more sparsely)")
+    vlm_max_pixels: int = Field(360 * 420, ge=28 * 28, description="pixels per frame after resizing")
+    vlm_total_pixels: int = Field(24576 * 28 * 28, ge=28 * 28, description="pixel budget of all frames together")
+    vlm_max_new_tokens: int = Field(512, ge=1)
+
+    audio_tagger: str | None = Field(None, description="none | transformers (an AudioSet classifier)")
+    audio_tagger_model: str = Field("MIT/ast-finetuned-audioset-10-10-0.4593")
+    audio_tag_threshold: float = Field(0.2, ge=0, le=1, description="lowest sigmoid score kept as a tag")
+    audio_tag_top_k: int = Field(5, ge=1)
+    audio_tag_batch_size: int = Field(16, ge=1)
+
+    audio_lm: str | None = Field(None, description="none | transformers (Audio Flamingo 3 or Qwen2-Audio)")
+    audio_lm_model: str = Field("nvidia/audio-flamingo-3-hf")
+    audio_lm_max_new_tokens: int = Field(256, ge=1)
 
 
 class PlannerSettings(BaseModel):
@@ -73,6 +114,7 @@ class PlannerSettings(BaseModel):
     openai_model: str = Field("gpt-4o-mini", description="model name served by the endpoint")
     temperature: float = 0.0
     max_tokens: int = 1024
+    thinking: bool = Field(False, description="let a local Qwen3 reason in <think> blocks before it acts (slower)")
 
 
 class Settings(BaseSettings):
@@ -110,13 +152,35 @@ class Settings(BaseSettings):
             return self.planner.backend
         return {"offline": "rules", "local": "transformers", "openai": "openai"}[self.profile]
 
+    def backend(self, role: str) -> str:
+        """The backend that fills ``role`` (an expert in the ModelPool), or ``"none"``: an explicit
+        choice in ``models`` wins, else the profile's. ``offline`` needs no weights at all;
+        ``local`` and ``openai`` use the paper's experts (they differ only in the planner)."""
+        chosen = getattr(self.models, role, None) if role in _ROLE_DEFAULTS else None
+        if chosen:
+            return chosen
+        offline, local = _ROLE_DEFAULTS[role]
+        return offline if self.profile == "offline" else local
+
     @property
     def asr_backend(self) -> str:
-        return self.models.asr or ("pocketsphinx" if self.profile == "offline" else "faster-whisper")
+        return self.backend("asr")
 
     @property
     def ocr_backend(self) -> str:
-        return self.models.ocr or ("rapidocr" if self.profile == "offline" else "easyocr")
+        return self.backend("ocr")
+
+
+# role -> (backend in the offline profile, backend in the local and openai profiles)
+_ROLE_DEFAULTS: dict[str, tuple[str, str]] = {
+    "asr": ("pocketsphinx", "faster-whisper"),
+    "asr_refine": ("none", "faster-whisper"),
+    "ocr": ("rapidocr", "easyocr"),
+    "vision": ("none", "siglip"),
+    "vlm": ("none", "qwen2.5-vl"),
+    "audio_tagger": ("none", "transformers"),
+    "audio_lm": ("none", "transformers"),
+}
 
 
 def load_settings(**overrides) -> Settings:

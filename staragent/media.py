@@ -3,6 +3,8 @@
 - ``probe`` / ``validate_video``: what a file holds, and a clear error when it cannot be used.
 - ``scan_frames``: one linear pass over the video yielding frames sampled at a fixed rate.
 - ``frames_at``: a few frames at given times (seeking), for tools that look at a time range.
+- ``frames_in_range``: many frames inside one range (one seek, then decoding forward), for the
+  video refiner.
 - ``load_audio``: the audio track as 16 kHz mono float32.
 - ``read_subtitle_stream``: text cues of a subtitle stream inside the container.
 """
@@ -222,6 +224,39 @@ def frames_at(path: str | Path, times: list[float], max_width: int | None = 960)
                 pass
             if chosen is not None:
                 out.append((float(chosen.time), SampledFrame(float(chosen.time), np.empty(0), chosen).image(max_width)))
+    return out
+
+
+def frames_in_range(path: str | Path, times: list[float], max_width: int | None = 960) -> list[tuple[float, np.ndarray]]:
+    """The first frame at or after each of ``times`` (a frame standing for several times comes
+    once): one seek to the earliest time, then a forward decode that converts only the chosen
+    frames. Cheaper than ``frames_at`` when the times are denser than the keyframes."""
+    import av
+
+    wanted = sorted(times)
+    out: list[tuple[float, np.ndarray]] = []
+    if not wanted:
+        return out
+    with _open(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        container.seek(int(max(0.0, wanted[0]) / stream.time_base), stream=stream, backward=True)
+        i, last = 0, None
+        try:
+            for frame in container.decode(stream):
+                if frame.time is None:
+                    continue
+                if frame.time + 1e-6 >= wanted[i]:  # one conversion, however many times it stands for
+                    out.append((float(frame.time), SampledFrame(float(frame.time), np.empty(0), frame).image(max_width)))
+                    while i < len(wanted) and frame.time + 1e-6 >= wanted[i]:
+                        i += 1
+                if i == len(wanted):
+                    break
+                last = frame
+        except av.error.FFmpegError:
+            pass
+        if i < len(wanted) and last is not None:  # the range runs past the last frame
+            out.append((float(last.time), SampledFrame(float(last.time), np.empty(0), last).image(max_width)))
     return out
 
 

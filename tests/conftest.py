@@ -32,6 +32,30 @@ def settings(tmp_path):
     return load_settings(cache_dir=tmp_path / "cache", progress=False)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``gpu`` need CUDA; without it they are skipped, not failed."""
+    gpu_tests = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu_tests:
+        return
+    try:
+        import torch
+
+        has_cuda = torch.cuda.is_available()
+    except ImportError:
+        has_cuda = False
+    if not has_cuda:
+        for item in gpu_tests:
+            item.add_marker(pytest.mark.skip(reason="needs a CUDA GPU"))
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """Tiny random-weight stand-ins for every expert model (see tiny_models.py), built on first use."""
+    from tiny_models import TinyModels
+
+    return TinyModels(tmp_path_factory.mktemp("tiny-models"))
+
+
 @pytest.fixture(scope="session")
 def foreign(tmp_path_factory):
     """A 38-second conference video with WebVTT subtitles, built once per test session."""

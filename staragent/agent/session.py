@@ -33,10 +33,14 @@ class Session:
         parts = [f"Speech comes from {speech}.", f"On-screen text was read with {ocr}."]
         if not index.has_audio:
             parts.append("The video has no audio track.")
-        if "visual" in index.vector_modalities():
+        if "visual" in self.tool_ctx.extras.get("query_encoders", {}):
             parts.append("Keyframes are embedded, so pictures can be searched by description.")
         else:
             parts.append("Nothing here understands the pictures themselves beyond their text.")
+        if index.stage_info("audio_tags").get("windows"):
+            parts.append("Sounds were labelled by an audio tagger.")
+        if index.stage_info("captions").get("captions"):
+            parts.append("Scenes were captioned by a vision-language model.")
         return " ".join(parts)
 
     def system_prompt(self, over_budget: bool = False) -> str:
@@ -78,10 +82,33 @@ def open_session(
     selected = registry.select(tools if tools is not None else settings.tools, settings)
     if index is None and not include_video_tools:
         selected = [t for t in selected if not t.needs_video]
-    tool_ctx = ToolContext(settings=settings, models=pool, index=index, extras={"query_encoders": {}})
+    encoders = query_encoders(index, settings, pool) if index is not None else {}
+    tool_ctx = ToolContext(settings=settings, models=pool, index=index, extras={"query_encoders": encoders})
     if chat_model is None:
         options = {}
         if settings.planner_backend == "rules":
-            options["offline_visual"] = index is None or "visual" not in index.vector_modalities()
-        chat_model = make_chat_model(settings, **options)
+            options["offline_visual"] = "visual" not in encoders
+        chat_model = make_chat_model(settings, pool=pool, **options)
     return Session(settings=settings, tools={t.name: t for t in selected}, tool_ctx=tool_ctx, chat_model=chat_model)
+
+
+def query_encoders(index, settings: Settings, pool) -> dict:
+    """Text encoders for the index's dense stores: SigLIP's text tower for ``visual`` when the
+    keyframes were embedded by the model the settings name (another model's vectors are not
+    comparable). The model loads on the first visual search, not here."""
+    import logging
+
+    if "visual" not in index.vector_modalities():
+        return {}
+    built_with = index.vectors("visual").meta.get("model")
+    if settings.backend("vision") == "none" or built_with != settings.models.vision_model:
+        logging.getLogger("staragent.agent").warning(
+            "visual search is off: the keyframes were embedded with %s, and this profile's vision model is %s",
+            built_with, settings.models.vision_model if settings.backend("vision") != "none" else "none",
+        )
+        return {}
+
+    def encode(text: str):
+        return pool.get("vision").embed_texts([text])[0]
+
+    return {"visual": encode}

@@ -156,6 +156,10 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
             manifest.stages[stage.name] = StageRecord(
                 fingerprint=ctx.fingerprints[stage.name], params=stage.params(ctx), seconds=round(seconds, 3), info=info
             )
+            if stage.role and info.get("model"):
+                manifest.models[stage.role] = info["model"]
+            elif stage.role:
+                manifest.models.pop(stage.role, None)
             manifest.save(ctx.dir)
             done.add(stage.name)
             report(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}")

@@ -28,6 +28,7 @@ class Manifest(BaseModel):
     video: dict = Field(default_factory=dict, description="path, fingerprint, size of the source file")
     media: dict = Field(default_factory=dict, description="what probing the file found")
     profile: str = "offline"
+    models: dict[str, str] = Field(default_factory=dict, description="role -> backend:model that built the index (e.g. asr -> faster-whisper:small)")
     stages: dict[str, StageRecord] = Field(default_factory=dict)
 
     @classmethod

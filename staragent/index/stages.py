@@ -1,8 +1,11 @@
 """Preprocessing stages. Each reads what earlier stages wrote, writes its own outputs atomically
 into the index directory, and returns a small dict of facts for the manifest.
 
-Two lanes run side by side: the audio lane (decode -> VAD -> speech, acoustics) and the video lane
-(one decoding pass for scene cuts and keyframes -> OCR); segments, BM25 and vectors join them.
+Two lanes run side by side: the audio lane (decode -> VAD -> speech, acoustics; audio -> tags) and
+the video lane (one decoding pass for scene cuts and keyframes -> OCR, captions, keyframe
+embeddings); segments and BM25 join them. Every stage that runs an expert model depends only on
+the raw lanes and names its backend and model in its parameters, so switching one backend re-runs
+that stage and the cheap joins after it, nothing else.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class Stage:
     params: Callable[[BuildContext], dict]
     run: Callable[[BuildContext], dict]
     version: int = 1
+    role: str | None = None
+    """The ModelPool role this stage runs; its info's ``model`` is recorded in the manifest."""
 
 
 # ---------------------------------------------------------------- audio lane
@@ -96,7 +101,11 @@ def run_vad(ctx: BuildContext) -> dict:
 def _speech_params(ctx: BuildContext) -> dict:
     if ctx.subtitles is not None:
         return {"source": ctx.subtitles.describe(), "fingerprint": ctx.subtitles.fingerprint}
-    return {"source": "asr", "backend": ctx.settings.asr_backend}
+    backend = ctx.settings.asr_backend
+    if backend == "pocketsphinx":
+        return {"source": "asr", "backend": backend}
+    m = ctx.settings.models
+    return {"source": "asr", "backend": backend, "model": m.asr_model, "beam_size": m.asr_beam_size}
 
 
 def run_speech(ctx: BuildContext) -> dict:
@@ -115,20 +124,26 @@ def run_speech(ctx: BuildContext) -> dict:
     recognizer = ctx.pool.get("asr")
     from ..models.asr import chunk_spans
 
-    chunks = chunk_spans(spans)
+    # Batched recognisers (faster-whisper) take a group of chunks per call; a group is also the
+    # unit of resumption.
+    chunks = chunk_spans(spans, max_len=getattr(recognizer, "chunk_seconds", 20.0))
+    group = max(1, getattr(recognizer, "batch_size", 1))
+    groups = [chunks[i : i + group] for i in range(0, len(chunks), group)]
     lines = _checkpointed(
         ctx,
         "speech",
-        chunks,
-        lambda chunk: [
-            line.model_dump(exclude_none=True)
-            for line in recognizer.transcribe(audio, [chunk])
-        ],
+        groups,
+        lambda spans_: [line.model_dump(exclude_none=True) for line in recognizer.transcribe(audio, spans_)],
         desc="speech",
-        unit="chunk",
+        unit="chunk" if group == 1 else f"×{group} chunks",
     )
-    write_jsonl(ctx.path("speech.jsonl"), [row for rows in lines for row in rows])
-    return {"source": recognizer.name, "lines": sum(len(rows) for rows in lines)}
+    rows = sorted((row for rows in lines for row in rows), key=lambda r: r["start"])
+    write_jsonl(ctx.path("speech.jsonl"), rows)
+    finish_checkpoint(ctx, "speech")
+    languages = sorted({r["language"] for r in rows if r.get("language")})
+    backend = ctx.settings.asr_backend
+    model = "en-us" if backend == "pocketsphinx" else ctx.settings.models.asr_model
+    return {"source": recognizer.name, "model": f"{backend}:{model}", "lines": len(rows), "languages": languages}
 
 
 def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[Any], Any], desc: str, unit: str) -> list:
@@ -177,6 +192,42 @@ def run_acoustics(ctx: BuildContext) -> dict:
     for e in events:
         counts[e.label] = counts.get(e.label, 0) + 1
     return {"windows": len(frames.times), "events": counts}
+
+
+def _audio_tag_params(ctx: BuildContext) -> dict:
+    backend = ctx.settings.backend("audio_tagger")
+    if backend == "none" or not ctx.info.has_audio:
+        return {"backend": "none"}
+    m = ctx.settings.models
+    return {"backend": backend, "model": m.audio_tagger_model, "window": ctx.settings.index.audio_tag_window, "threshold": m.audio_tag_threshold, "top_k": m.audio_tag_top_k}
+
+
+def run_audio_tags(ctx: BuildContext) -> dict:
+    """Sound-event labels for fixed windows of audio (an AudioSet tagger), or nothing offline."""
+    params = _audio_tag_params(ctx)
+    if params["backend"] == "none":
+        write_jsonl(ctx.path("audio_tags.jsonl"), [])
+        return {"backend": "none", "windows": 0}
+    audio = load_pcm(ctx.dir)
+    tagger = ctx.pool.get("audio_tagger")
+    step = int(params["window"] * SAMPLE_RATE)
+    windows = [(i, min(len(audio), i + step)) for i in range(0, len(audio), step) if min(len(audio), i + step) - i >= SAMPLE_RATE // 2]
+    group = max(1, getattr(tagger, "batch_size", 1))
+    groups = [windows[i : i + group] for i in range(0, len(windows), group)]
+
+    def tag(batch):
+        found = tagger.tag_batch([audio[a:b] for a, b in batch], top_k=params["top_k"], threshold=params["threshold"])
+        return [{"start": round(a / SAMPLE_RATE, 3), "end": round(b / SAMPLE_RATE, 3), "tags": [[label, score] for label, score in tags]} for (a, b), tags in zip(batch, found)]
+
+    rows = [row for rows in _checkpointed(ctx, "audio_tags", groups, tag, desc="audio tags", unit="batch") for row in rows]
+    write_jsonl(ctx.path("audio_tags.jsonl"), rows)
+    finish_checkpoint(ctx, "audio_tags")
+    labels: dict[str, int] = {}
+    for row in rows:
+        for label, _ in row["tags"]:
+            labels[label] = labels.get(label, 0) + 1
+    top = sorted(labels.items(), key=lambda kv: -kv[1])[:8]
+    return {"backend": tagger.name, "model": f"{params['backend']}:{params['model']}", "windows": len(rows), "top_labels": dict(top)}
 
 
 # ---------------------------------------------------------------- video lane
@@ -267,7 +318,50 @@ def run_ocr(ctx: BuildContext) -> dict:
     rows = [{"keyframe": k.id, "lines": by_id[k.id if k.ocr_from is None else k.ocr_from]} for k in keyframes]
     write_jsonl(ctx.path("ocr.jsonl"), rows)
     finish_checkpoint(ctx, "ocr")
-    return {"backend": reader.name, "frames_read": len(unique), "lines": sum(len(r) for r in results)}
+    model = "+".join(ctx.settings.models.ocr_languages) if ctx.settings.ocr_backend == "easyocr" else "pp-ocr"
+    return {"backend": reader.name, "model": f"{reader.name}:{model}", "frames_read": len(unique), "lines": sum(len(r) for r in results)}
+
+
+def _caption_params(ctx: BuildContext) -> dict:
+    backend = ctx.settings.backend("vlm") if ctx.settings.index.captions else "none"
+    if backend == "none":
+        return {"backend": "none"}
+    m = ctx.settings.models
+    return {
+        "backend": backend, "model": m.vlm_model, "window": ctx.settings.index.caption_window, "fps": m.vlm_fps,
+        "max_frames": m.vlm_max_frames, "max_pixels": m.vlm_max_pixels, "max_new_tokens": m.vlm_max_new_tokens,
+    }
+
+
+def caption_windows(cuts: list[float], duration: float, window: float) -> list[tuple[float, float]]:
+    """Scenes, cut into pieces no longer than ``window`` seconds (equal pieces within a scene)."""
+    bounds = [0.0, *[c for c in cuts if 0 < c < duration], duration]
+    out = []
+    for start, end in zip(bounds, bounds[1:]):
+        pieces = max(1, int(np.ceil((end - start) / window - 1e-9)))
+        step = (end - start) / pieces
+        out.extend((round(start + i * step, 3), round(start + (i + 1) * step, 3)) for i in range(pieces))
+    return [(a, b) for a, b in out if b - a > 0.2]
+
+
+def run_captions(ctx: BuildContext) -> dict:
+    """Dense captions of every scene by the video refiner (``index.captions``; off by default)."""
+    params = _caption_params(ctx)
+    if params["backend"] == "none":
+        write_jsonl(ctx.path("captions.jsonl"), [])
+        return {"backend": "none", "captions": 0}
+    scenes = json.loads(ctx.path("scenes.json").read_text())
+    windows = caption_windows(scenes["cuts"], scenes["duration"], params["window"])
+    refiner = ctx.pool.get("vlm")
+
+    def caption(span):
+        refined = refiner.refine(ctx.video, span[0], span[1])
+        return {"start": span[0], "end": span[1], "text": refined.text, "frame_times": refined.frame_times}
+
+    rows = _checkpointed(ctx, "captions", windows, caption, desc="captions", unit="window")
+    write_jsonl(ctx.path("captions.jsonl"), rows)
+    finish_checkpoint(ctx, "captions")
+    return {"backend": refiner.name, "model": f"{params['backend']}:{params['model']}", "captions": len(rows)}
 
 
 # ---------------------------------------------------------------- joining
@@ -293,6 +387,9 @@ def run_segments(ctx: BuildContext) -> dict:
     ocr = {row["keyframe"]: [OcrLine(**line) for line in row["lines"]] for row in read_jsonl(ctx.path("ocr.jsonl"))}
     events = [AcousticEvent(**row) for row in read_jsonl(ctx.path("audio_events.jsonl"))]
     frames = AcousticFrames.from_npz(ctx.path("acoustics.npz"))
+    tag_windows = read_jsonl(ctx.path("audio_tags.jsonl"))
+    captions = read_jsonl(ctx.path("captions.jsonl"))
+    top_k = ctx.settings.models.audio_tag_top_k
 
     bounds = segment_bounds(duration, spans, cuts, min_silence=s.min_silence, max_len=s.segment_max, min_len=s.segment_min)
     segments = []
@@ -316,12 +413,31 @@ def run_segments(ctx: BuildContext) -> dict:
                 speech=mid_lines,
                 ocr=lines,
                 keyframes=[k.id for k in visible],
-                audio=summarize(frames, events, start, end),
+                audio=summarize(frames, events, start, end, tags=tags_between(tag_windows, start, end, top_k)),
+                caption=captions_between(captions, start, end),
             )
         )
     write_jsonl(ctx.path("segments.jsonl"), [seg.model_dump(exclude_none=True) for seg in segments])
     lengths = [b - a for a, b in bounds]
     return {"segments": len(segments), "mean_seconds": round(float(np.mean(lengths)), 2) if lengths else 0}
+
+
+def tags_between(windows: list[dict], start: float, end: float, top_k: int) -> list[str]:
+    """Labels of the tagged windows overlapping ``[start, end)``, strongest first."""
+    best: dict[str, float] = {}
+    for row in windows:
+        if row["end"] > start and row["start"] < end:
+            for label, score in row["tags"]:
+                best[label] = max(best.get(label, 0.0), score)
+    return [label for label, _ in sorted(best.items(), key=lambda kv: -kv[1])[:top_k]]
+
+
+def captions_between(captions: list[dict], start: float, end: float) -> str | None:
+    """The captions of the windows overlapping ``[start, end)``, each led by its start time."""
+    from ..timecodes import format_time
+
+    texts = [f"[{format_time(c['start'])}] {c['text']}" for c in captions if c["end"] > start and c["start"] < end and c["text"].strip()]
+    return " ".join(texts) or None
 
 
 def run_lexical(ctx: BuildContext) -> dict:
@@ -341,26 +457,72 @@ def run_lexical(ctx: BuildContext) -> dict:
 
 
 def _vector_params(ctx: BuildContext) -> dict:
-    return {"visual": None}
+    backend = ctx.settings.backend("vision")
+    if backend == "none":
+        return {"visual": None}
+    return {"visual": {"backend": backend, "model": ctx.settings.models.vision_model}}
 
 
 def run_vectors(ctx: BuildContext) -> dict:
-    """FAISS stores for embedded modalities. The offline profile embeds nothing, and says so."""
+    """The FAISS ``visual`` store: one SigLIP embedding per keyframe (keyframes sharing a picture
+    share its row's vector; each image is decoded once). The offline profile embeds nothing, and
+    says so."""
+    visual = _vector_params(ctx)["visual"]
+    if visual is None:
+        with atomic_dir(ctx.path("vectors")) as tmp:
+            write_json(tmp / "stores.json", {"stores": {}, "note": f"no embedding backend in profile {ctx.settings.profile!r}"})
+        return {"stores": []}
+    from concurrent.futures import ThreadPoolExecutor
+
+    from PIL import Image
+
+    from .vectors import VectorStore
+
+    encoder = ctx.pool.get("vision")
+    keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
+    files = sorted({k.file for k in keyframes})
+    batch = max(1, getattr(encoder, "batch_size", 32))
+    batches = [files[i : i + batch] for i in range(0, len(files), batch)]
+
+    def decode(names: list[str]) -> list[np.ndarray]:
+        return [np.asarray(Image.open(ctx.path("keyframes") / f).convert("RGB")) for f in names]
+
+    vectors = []
+    # the next batch is decoded while this one is embedded (JPEG decoding and the model both
+    # release the GIL), keeping at most two batches of pixels in memory
+    with ctx.progress(total=len(files), desc="embed", unit="frame") as bar, ThreadPoolExecutor(max_workers=1) as reader:
+        upcoming = reader.submit(decode, batches[0]) if batches else None
+        for k in range(len(batches)):
+            images = upcoming.result()
+            if k + 1 < len(batches):
+                upcoming = reader.submit(decode, batches[k + 1])
+            vectors.append(encoder.embed_images(images))
+            bar.update(len(images))
+    row_of = {f: r for r, f in enumerate(files)}
+    matrix = np.concatenate(vectors) if vectors else np.zeros((0, encoder.dim), np.float32)
+    store = VectorStore.build(
+        matrix[[row_of[k.file] for k in keyframes]] if keyframes else matrix,
+        [k.id for k in keyframes],
+        {"modality": "visual", "of": "keyframes", "backend": visual["backend"], "model": visual["model"]},
+    )
     with atomic_dir(ctx.path("vectors")) as tmp:
-        write_json(tmp / "stores.json", {"stores": {}, "note": f"no embedding backend in profile {ctx.settings.profile!r}"})
-    return {"stores": []}
+        store.save(tmp, "visual")
+        write_json(tmp / "stores.json", {"stores": {"visual": {"rows": len(store), "dim": store.dim, "model": visual["model"]}}})
+    return {"stores": ["visual"], "images_embedded": len(files), "dim": store.dim, "model": f"{visual['backend']}:{visual['model']}"}
 
 
 STAGES: tuple[Stage, ...] = (
     Stage("audio", (), ("audio.npy",), lambda ctx: {"rate": SAMPLE_RATE}, run_audio),
     Stage("vad", ("audio",), ("speech_spans.json",), lambda ctx: ctx.settings.index.model_dump(include={"vad_threshold", "min_silence"}), run_vad),
-    Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech),
+    Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech, role="asr"),
     Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics),
+    Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger"),
     Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames),
-    Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr),
-    Stage("segments", ("speech", "acoustics", "ocr"), ("segments.jsonl",), _segment_params, run_segments),
+    Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr"),
+    Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
+    Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
+    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=2),
     Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=2),
-    Stage("vectors", ("segments",), ("vectors",), _vector_params, run_vectors),
 )
 
 

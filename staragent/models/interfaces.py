@@ -21,6 +21,17 @@ role                      protocol              backends
 Roles added by tools (object detection, faces, translation, activities) follow the same pattern.
 All audio is 16 kHz mono float32; all images are RGB ``uint8`` arrays ``(H, W, 3)``; times are
 seconds from the start of the video.
+
+Optional extras some backends offer beyond the protocols (check with ``hasattr`` or rely on the
+role's documented backend):
+
+- faster-whisper recognisers (``asr``, ``asr_refine``): ``transcribe(..., task="translate")``
+  writes English whatever is spoken (``ModelUnavailable`` on English-only models),
+  ``word_timestamps=False`` skips word timing, ``detect_language(audio) -> (code, probability)``,
+  ``multilingual``; ``asr`` decodes ``batch_size`` chunks per pass.
+- ``audio_tagger``: ``tag_batch(clips, top_k, threshold)`` tags many clips in batches.
+- every model backend: ``memory_bytes()`` (weights in memory), ``model_id``/``device`` where it
+  has them.
 """
 
 from __future__ import annotations
@@ -46,7 +57,8 @@ class SpeechRecognizer(Protocol):
     def transcribe(
         self, audio: np.ndarray, spans: list[tuple[float, float]] | None = None, language: str | None = None
     ) -> list[SpeechLine]:
-        """Lines with times relative to the start of ``audio``; ``spans`` limits work to speech."""
+        """Lines with times relative to the start of ``audio``; ``spans`` limits work to speech;
+        ``language`` None means detect it. faster-whisper also takes ``task="translate"``."""
         ...
 
 

@@ -8,22 +8,23 @@
 from __future__ import annotations
 
 import os
-import re
 
 from ..config import Settings
 from ..errors import ConfigError, ModelUnavailable
 
 BACKENDS = ("rules", "openai", "transformers")
-_THINK = re.compile(r"<think>.*?</think>\s*", re.S)
 
 
 def strip_thinking(text: str) -> str:
     """Drop reasoning blocks that some models print before their answer."""
-    return _THINK.sub("", text or "").strip()
+    from .tool_calls import strip_reasoning
+
+    return strip_reasoning(text or "")[0]
 
 
-def make_chat_model(settings: Settings, backend: str | None = None, **options):
-    """A LangChain chat model for ``backend`` (default: the profile's planner backend)."""
+def make_chat_model(settings: Settings, backend: str | None = None, *, pool=None, **options):
+    """A LangChain chat model for ``backend`` (default: the profile's planner backend). A local
+    ``transformers`` model is loaded into ``pool`` (role ``chat``) and stays resident there."""
     backend = backend or settings.planner_backend
     if backend == "rules":
         from ..agent.rules import RulePlanner
@@ -34,7 +35,7 @@ def make_chat_model(settings: Settings, backend: str | None = None, **options):
     if backend == "transformers":
         from .chat_transformers import load_transformers_chat
 
-        return load_transformers_chat(settings, **options)
+        return load_transformers_chat(settings, pool=pool, **options)
     raise ConfigError(f"unknown chat backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 

@@ -3,11 +3,17 @@
 A model is described by a ``ModelSpec`` (a name, a loader, where it would like to run). The pool
 loads it on first ``get``, keeps it resident on its device, hands the same object to every tool and
 every request (loading is guarded by a per-name lock, so concurrent first calls load once), reports
-what is loaded, and unloads on demand. Backends register their specs in ``staragent.models.specs``.
+what is loaded and how much memory it holds, and unloads on demand or to stay under
+``models.memory_budget_gb`` (least recently used first). Backends register their specs in
+``staragent.models.specs``; each backend serialises its own inference, so sharing is thread-safe.
+
+Unloading drops the pool's reference: a caller still holding the model finishes its call, and the
+memory is returned when it lets go.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +23,9 @@ from typing import Any
 from ..config import Settings
 from ..errors import ModelUnavailable
 
+log = logging.getLogger("staragent.models")
+GB = 1024**3
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -25,6 +34,9 @@ class ModelSpec:
     """``loader(settings, device) -> model``; raises ``ModelUnavailable`` with a helpful message."""
     description: str = ""
     wants_gpu: bool = False
+    size_hint: Callable[[Settings], int] | None = None
+    """Bytes the model will take once loaded (e.g. its weight files), so that the pool can make
+    room *before* loading it under a memory budget. None: unknown."""
 
 
 @dataclass
@@ -34,12 +46,28 @@ class LoadedModel:
     device: str
     load_seconds: float
     loaded_at: float = field(default_factory=time.time)
+    last_used: float = field(default_factory=time.monotonic)
+    cuda_bytes: int = 0
+    """GPU memory torch allocated while loading it (0 on the CPU)."""
+
+    def weight_bytes(self) -> int:
+        """What the backend says its weights take (parameters and buffers, or model files)."""
+        sizer = getattr(self.model, "memory_bytes", None)
+        return int(sizer()) if callable(sizer) else 0
 
     def memory_bytes(self) -> int:
-        sizer = getattr(self.model, "memory_bytes", None)
-        if callable(sizer):
-            return int(sizer())
-        return 0
+        return max(self.weight_bytes(), self.cuda_bytes)
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "backend": getattr(self.model, "name", type(self.model).__name__),
+            "device": self.device,
+            "weights_mb": round(self.weight_bytes() / 2**20, 1),
+            "cuda_mb": round(self.cuda_bytes / 2**20, 1),
+            "load_seconds": round(self.load_seconds, 2),
+            "idle_seconds": round(time.monotonic() - self.last_used, 1),
+        }
 
 
 def cuda_available() -> bool:
@@ -70,8 +98,10 @@ class ModelPool:
         self._guard = threading.Lock()
 
     def register(self, spec: ModelSpec) -> None:
+        """Add a spec, or replace one (a model loaded under the old spec is dropped)."""
         with self._guard:
             self._specs[spec.name] = spec
+            self._loaded.pop(spec.name, None)
 
     def names(self) -> list[str]:
         return sorted(self._specs)
@@ -83,6 +113,7 @@ class ModelPool:
         """The loaded model ``name``, loading it on first use."""
         loaded = self._loaded.get(name)
         if loaded is not None:
+            loaded.last_used = time.monotonic()
             return loaded.model
         if name not in self._specs:
             raise ModelUnavailable(f"no model named {name!r}; known models: {', '.join(self.names())}")
@@ -91,27 +122,76 @@ class ModelPool:
         with lock:
             loaded = self._loaded.get(name)
             if loaded is None:
-                spec = self._specs[name]
-                device = resolve_device(self.settings.models.device, spec.wants_gpu)
-                started = time.perf_counter()
-                model = spec.loader(self.settings, device)
-                loaded = LoadedModel(name, model, device, time.perf_counter() - started)
-                self._loaded[name] = loaded
+                loaded = self._load(self._specs[name])
+            loaded.last_used = time.monotonic()
             return loaded.model
 
+    def _load(self, spec: ModelSpec) -> LoadedModel:
+        from .torch_runtime import cuda_allocated
+
+        device = resolve_device(self.settings.models.device, spec.wants_gpu)
+        budget = self.budget_bytes()
+        if budget is not None and spec.size_hint is not None:
+            self._fit(budget - _safe_hint(spec, self.settings), keep=spec.name)
+        before = cuda_allocated(device)
+        started = time.perf_counter()
+        model = spec.loader(self.settings, device)
+        loaded = LoadedModel(spec.name, model, device, time.perf_counter() - started, cuda_bytes=max(0, cuda_allocated(device) - before))
+        with self._guard:
+            self._loaded[spec.name] = loaded
+        if budget is not None:
+            self._fit(budget, keep=spec.name)
+        log.info("loaded %s on %s in %.1f s (%.0f MB)", spec.name, device, loaded.load_seconds, loaded.memory_bytes() / 2**20)
+        return loaded
+
+    def budget_bytes(self) -> int | None:
+        gb = self.settings.models.memory_budget_gb
+        return None if gb is None else int(gb * GB)
+
+    def _fit(self, budget: int, keep: str) -> None:
+        """Unload the least recently used models (never ``keep``) until the rest fit in ``budget``."""
+        while self.memory_bytes() > budget:
+            with self._guard:
+                others = sorted((m for m in self._loaded.values() if m.name != keep), key=lambda m: m.last_used)
+            if not others:
+                if self.memory_bytes() > budget:
+                    log.warning("%s alone needs %.1f GB, more than the memory budget", keep, self.memory_bytes() / GB)
+                return
+            log.info("memory budget: unloading %s (least recently used)", others[0].name)
+            self.unload(others[0].name)
+
     def loaded(self) -> list[LoadedModel]:
-        return list(self._loaded.values())
+        with self._guard:
+            return list(self._loaded.values())
+
+    def memory_bytes(self) -> int:
+        return sum(m.memory_bytes() for m in self.loaded())
+
+    def report(self) -> list[dict]:
+        """One row per resident model: backend, device, weight and GPU memory, idle time."""
+        return [m.describe() for m in self.loaded()]
 
     def unload(self, name: str | None = None) -> None:
         """Drop one model (or all) and free accelerator memory."""
         with self._guard:
             names = [name] if name else list(self._loaded)
-            for n in names:
-                loaded = self._loaded.pop(n, None)
-                closer = getattr(loaded.model, "close", None) if loaded else None
-                if callable(closer):
-                    closer()
+            dropped = [self._loaded.pop(n) for n in names if n in self._loaded]
+        for loaded in dropped:
+            closer = getattr(loaded.model, "close", None)
+            if callable(closer):
+                closer()
+        del dropped
         if cuda_available():
+            import gc
+
             import torch
 
+            gc.collect()
             torch.cuda.empty_cache()
+
+
+def _safe_hint(spec: ModelSpec, settings: Settings) -> int:
+    try:
+        return int(spec.size_hint(settings))
+    except Exception:  # a hint must never stop a load; the real error comes from the loader
+        return 0

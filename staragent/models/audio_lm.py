@@ -1,0 +1,66 @@
+"""The audio refiner: an audio-language model through transformers that describes a clip or
+answers a question about it. Audio Flamingo 3 (the paper's choice, ``nvidia/audio-flamingo-3-hf``)
+and Qwen2-Audio-7B-Instruct are supported; the checkpoint's config says which one it is."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelUnavailable
+from ..media import SAMPLE_RATE
+from ..prompts import render
+from .torch_runtime import load_pretrained, module_bytes
+
+ARCHITECTURES = {
+    "audioflamingo3": "AudioFlamingo3ForConditionalGeneration",
+    "qwen2_audio": "Qwen2AudioForConditionalGeneration",
+}
+
+
+class AudioLanguageModel:
+    """An ``AudioRefiner`` (see ``interfaces``)."""
+
+    name = "audio-lm"
+
+    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto", max_new_tokens: int = 256):
+        import torch
+        import transformers
+        from transformers import AutoConfig, AutoProcessor
+
+        kind = AutoConfig.from_pretrained(str(model_dir), local_files_only=True).model_type
+        if kind not in ARCHITECTURES:
+            raise ModelUnavailable(
+                f"audio-language model {label!r} has model type {kind!r}; supported: Audio Flamingo 3 or Qwen2-Audio ({', '.join(ARCHITECTURES)})"
+            )
+        self.model_id = label
+        self.kind = kind
+        self.device = device
+        self.max_new_tokens = max_new_tokens
+        self.processor = AutoProcessor.from_pretrained(str(model_dir), local_files_only=True)
+        model_class = getattr(transformers, ARCHITECTURES[kind])
+        self.model = load_pretrained(model_class, model_dir, device, dtype)
+        self._lock = threading.Lock()
+        self._torch = torch
+
+    def memory_bytes(self) -> int:
+        return module_bytes(self.model)
+
+    def refine(self, audio: np.ndarray, question: str | None = None) -> str:
+        """Describe the clip (16 kHz mono float32), or answer ``question`` about it."""
+        audio = np.asarray(audio, np.float32)
+        if audio.size < SAMPLE_RATE // 10:
+            return "The clip is too short to hear anything."
+        prompt = render("audio_refiner", seconds=round(len(audio) / SAMPLE_RATE), question=(question or "").strip() or None)
+        conversation = [{"role": "user", "content": [{"type": "audio", "audio": audio}, {"type": "text", "text": prompt}]}]
+        inputs = self.processor.apply_chat_template(
+            conversation, tokenize=True, add_generation_prompt=True, return_dict=True, return_tensors="pt"
+        )
+        dtype = self.model.dtype
+        inputs = {k: (v.to(self.device, dtype=dtype) if v.is_floating_point() else v.to(self.device)) for k, v in inputs.items()}
+        with self._lock, self._torch.inference_mode():
+            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+        new = output[:, inputs["input_ids"].shape[1] :]
+        return self.processor.batch_decode(new, skip_special_tokens=True)[0].strip()

@@ -1,0 +1,207 @@
+"""The local orchestrator: a Hugging Face causal LM (Qwen3-4B by default) as a LangChain chat model
+with tool calling, so the agent graph runs with it exactly as with the rule planner or an
+OpenAI-compatible endpoint.
+
+Tools are rendered by the model's own chat template (``apply_chat_template(..., tools=...)``), with
+control tokens in messages encoded as plain text (a slide cannot smuggle ``<|im_start|>`` into
+the prompt). The reply is parsed by ``tool_calls.parse_tool_calls``. The weights live in the
+ModelPool under the role ``chat``: every conversation shares one resident copy, and generation
+takes turns on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field
+
+from ..config import Settings
+from ..errors import ModelUnavailable
+from .tool_calls import parse_tool_calls
+from .torch_runtime import load_pretrained, module_bytes
+
+_END_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>", "</s>")
+
+
+class LocalChatEngine:
+    """A causal LM and its tokenizer on one device."""
+
+    name = "transformers-chat"
+
+    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto"):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.model_id = label
+        self.device = device
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+        if not self.tokenizer.chat_template:
+            raise ModelUnavailable(f"chat model {label!r} has no chat template, so tools cannot be shown to it; use an instruct/chat model")
+        self.model = load_pretrained(AutoModelForCausalLM, model_dir, device, dtype)
+        ends = {self.tokenizer.convert_tokens_to_ids(t) for t in _END_MARKERS if t in self.tokenizer.get_vocab()}
+        configured = self.model.generation_config.eos_token_id
+        ends |= set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
+        if self.tokenizer.eos_token_id is not None:
+            ends.add(self.tokenizer.eos_token_id)
+        self.stop_ids = sorted(ends)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.stop_ids[0]
+        self._lock = threading.Lock()
+        self._torch = torch
+
+    def memory_bytes(self) -> int:
+        return module_bytes(self.model)
+
+    def prompt_ids(self, messages: list[dict], tools: list[dict] | None, thinking: bool):
+        return self.tokenizer.apply_chat_template(
+            messages,
+            tools=tools or None,
+            add_generation_prompt=True,
+            tokenize=True,
+            return_dict=True,
+            return_tensors="pt",
+            sanitize_control_tokens=True,
+            enable_thinking=thinking,  # Qwen3's switch; templates without it ignore it
+        )
+
+    def generate(
+        self,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        *,
+        max_new_tokens: int = 1024,
+        temperature: float = 0.0,
+        thinking: bool = False,
+        stop: list[str] | None = None,
+    ) -> tuple[str, int, int]:
+        """``(raw text of the reply, prompt tokens, generated tokens)``."""
+        from transformers import GenerationConfig
+
+        inputs = self.prompt_ids(messages, tools, thinking).to(self.device)
+        sampling = temperature > 0
+        config = GenerationConfig(
+            max_new_tokens=max_new_tokens,
+            do_sample=sampling,
+            temperature=temperature if sampling else None,
+            top_p=0.95 if sampling else None,
+            eos_token_id=self.stop_ids,
+            pad_token_id=self.pad_id,
+            stop_strings=stop or None,
+        )
+        extra = {"tokenizer": self.tokenizer} if stop else {}
+        with self._lock, self._torch.inference_mode():
+            output = self.model.generate(**inputs, generation_config=config, **extra)
+        prompt_len = inputs["input_ids"].shape[1]
+        new = output[0, prompt_len:]
+        return self.decode(new.tolist()), int(prompt_len), int(new.shape[0])
+
+    def decode(self, ids: list[int]) -> str:
+        """Text of generated ids, keeping tool-call markup (some tokenizers call it special) but
+        not the end-of-turn and padding tokens."""
+        ids = [i for i in ids if i not in self.stop_ids and i != self.pad_id]
+        return self.tokenizer.decode(ids, skip_special_tokens=False)
+
+
+def template_messages(messages: list[BaseMessage]) -> list[dict]:
+    """LangChain messages as the ``role``/``content`` dicts chat templates expect (OpenAI shape)."""
+    out: list[dict] = []
+    for m in messages:
+        content = m.content if isinstance(m.content, str) else " ".join(
+            part.get("text", "") if isinstance(part, dict) else str(part) for part in m.content
+        )
+        if isinstance(m, SystemMessage):
+            out.append({"role": "system", "content": content})
+        elif isinstance(m, HumanMessage):
+            out.append({"role": "user", "content": content})
+        elif isinstance(m, AIMessage):
+            entry: dict[str, Any] = {"role": "assistant", "content": content}
+            if m.tool_calls:
+                entry["tool_calls"] = [
+                    {"id": c.get("id"), "type": "function", "function": {"name": c["name"], "arguments": c["args"]}} for c in m.tool_calls
+                ]
+            out.append(entry)
+        elif isinstance(m, ToolMessage):
+            out.append({"role": "tool", "content": content, "tool_call_id": m.tool_call_id, "name": m.name})
+        else:
+            out.append({"role": getattr(m, "role", "user"), "content": content})
+    return out
+
+
+class TransformersChatModel(BaseChatModel):
+    """A LangChain chat model over a ``LocalChatEngine``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    engine: Any = Field(exclude=True)
+    model_name: str = ""
+    tools: list[dict] = Field(default_factory=list)
+    max_new_tokens: int = 1024
+    temperature: float = 0.0
+    thinking: bool = False
+
+    @property
+    def _llm_type(self) -> str:
+        return "staragent-transformers"
+
+    @property
+    def _identifying_params(self) -> dict:
+        return {"model_name": self.model_name, "temperature": self.temperature, "thinking": self.thinking}
+
+    def bind_tools(self, tools, *, tool_choice=None, **kwargs):
+        """A copy that shows ``tools`` (OpenAI function specs, LangChain tools or pydantic models)."""
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        return self.model_copy(update={"tools": [convert_to_openai_tool(t) for t in tools]})
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs) -> ChatResult:
+        text, prompt_tokens, new_tokens = self.engine.generate(
+            template_messages(messages),
+            self.tools or None,
+            max_new_tokens=kwargs.get("max_tokens", self.max_new_tokens),
+            temperature=kwargs.get("temperature", self.temperature),
+            thinking=self.thinking,
+            stop=stop,
+        )
+        parsed = parse_tool_calls(text)
+        content = parsed.content
+        if parsed.invalid_tool_calls and not parsed.tool_calls and not content:
+            errors = "; ".join(f"{c['name'] or 'unnamed tool'}: {c['error']}" for c in parsed.invalid_tool_calls)
+            content = f"I tried to call a tool, but the call could not be read ({errors})."
+        message = AIMessage(
+            content=content,
+            tool_calls=parsed.tool_calls,
+            invalid_tool_calls=parsed.invalid_tool_calls,
+            usage_metadata={"input_tokens": prompt_tokens, "output_tokens": new_tokens, "total_tokens": prompt_tokens + new_tokens},
+            response_metadata={"model_name": self.model_name, "reasoning": parsed.reasoning, "raw": text},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def load_chat_engine(settings: Settings, device: str) -> LocalChatEngine:
+    """The pool's loader for the ``chat`` role."""
+    from .weights import locate
+
+    model_id = settings.planner.model
+    folder = locate(model_id, what="chat model", setting="STARAGENT_PLANNER__MODEL", cache_dir=settings.models.hf_cache, required=("config.json",))
+    return LocalChatEngine(folder, model_id, device=device, dtype=settings.models.dtype)
+
+
+def load_transformers_chat(settings: Settings, pool=None, **options) -> TransformersChatModel:
+    """The ``transformers`` chat backend; the weights come from (and stay in) ``pool``."""
+    if pool is None:
+        from .pool import ModelPool
+
+        pool = ModelPool(settings)
+    planner = settings.planner
+    return TransformersChatModel(
+        engine=pool.get("chat"),
+        model_name=planner.model,
+        max_new_tokens=options.pop("max_tokens", planner.max_tokens),
+        temperature=options.pop("temperature", planner.temperature),
+        thinking=options.pop("thinking", planner.thinking),
+        **options,
+    )

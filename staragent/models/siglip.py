@@ -1,0 +1,111 @@
+"""SigLIP through open_clip: the image tower embeds keyframes while indexing, the text tower embeds
+search queries, both L2-normalised into one space (so inner product is cosine similarity).
+
+Images are resized on the CPU with OpenCV (area interpolation when shrinking, the same geometry as
+open_clip's own transform) and normalised on the device in batches: a keyframe is decoded once and
+never goes through PIL.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .torch_runtime import module_bytes, torch_dtype
+
+_PRECISION = {"float32": "fp32", "float16": "pure_fp16", "bfloat16": "pure_bf16"}
+
+
+def resize_for_model(image: np.ndarray, size: tuple[int, int], mode: str, fill: int = 0) -> np.ndarray:
+    """``image`` (H, W, 3) uint8 as the model expects it: ``squash`` stretches to ``size``,
+    ``shortest`` scales the short side then crops the centre, ``longest`` scales the long side
+    then pads."""
+    import cv2
+
+    height, width = size
+    h, w = image.shape[:2]
+
+    def scaled(new_w: int, new_h: int) -> np.ndarray:
+        shrinking = new_w * new_h < w * h
+        return cv2.resize(image, (max(1, new_w), max(1, new_h)), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC)
+
+    if mode == "squash":
+        return scaled(width, height)
+    if mode == "longest":
+        factor = min(width / w, height / h)
+        small = scaled(round(w * factor), round(h * factor))
+        out = np.full((height, width, 3), fill, np.uint8)
+        top, left = (height - small.shape[0]) // 2, (width - small.shape[1]) // 2
+        out[top : top + small.shape[0], left : left + small.shape[1]] = small
+        return out
+    factor = max(width / w, height / h)
+    big = scaled(round(w * factor), round(h * factor))
+    top, left = (big.shape[0] - height) // 2, (big.shape[1] - width) // 2
+    return big[top : top + height, left : left + width]
+
+
+class SiglipEncoder:
+    """An ``ImageTextEncoder`` (see ``interfaces``)."""
+
+    name = "siglip"
+
+    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 32):
+        import open_clip
+        import torch
+
+        self.device = device
+        self.dtype = torch_dtype(dtype, device)
+        self.batch_size = batch_size
+        self.model_id = label
+        source = f"local-dir:{Path(model_dir).resolve()}"
+        precision = _PRECISION[str(self.dtype).removeprefix("torch.")]
+        self.model = open_clip.create_model(source, device=device, precision=precision, load_weights=True).eval()
+        self.tokenizer = open_clip.get_tokenizer(source)
+        cfg = open_clip.get_model_preprocess_cfg(self.model)
+        size = cfg.get("size", 224)
+        self.image_size = (size, size) if isinstance(size, int) else tuple(size)
+        self.resize_mode = cfg.get("resize_mode", "shortest")
+        self.fill = int(cfg.get("fill_color", 0))
+        self._mean = torch.tensor(cfg.get("mean", (0.5, 0.5, 0.5)), device=device, dtype=self.dtype).view(1, 3, 1, 1) * 255
+        self._std = torch.tensor(cfg.get("std", (0.5, 0.5, 0.5)), device=device, dtype=self.dtype).view(1, 3, 1, 1) * 255
+        with torch.inference_mode():
+            self.dim = int(self.model.encode_text(self.tokenizer(["a"]).to(device)).shape[-1])
+        self._lock = threading.Lock()
+
+    def memory_bytes(self) -> int:
+        return module_bytes(self.model)
+
+    def _pixels(self, images: list[np.ndarray]):
+        import torch
+
+        batch = np.stack([resize_for_model(np.asarray(im, np.uint8)[..., :3], self.image_size, self.resize_mode, self.fill) for im in images])
+        tensor = torch.from_numpy(batch).to(self.device, non_blocking=True).permute(0, 3, 1, 2).to(self.dtype)
+        return (tensor - self._mean) / self._std
+
+    def embed_images(self, images: list[np.ndarray]) -> np.ndarray:
+        """``(n, dim)`` float32, L2-normalised; RGB uint8 images of any size, ``batch_size`` per pass."""
+        import torch
+
+        if not images:
+            return np.zeros((0, self.dim), np.float32)
+        out = []
+        with self._lock, torch.inference_mode():
+            for i in range(0, len(images), self.batch_size):
+                features = self.model.encode_image(self._pixels(images[i : i + self.batch_size]), normalize=True)
+                out.append(features.float().cpu().numpy())
+        return np.concatenate(out)
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """``(n, dim)`` float32, L2-normalised, comparable with ``embed_images``."""
+        import torch
+
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        out = []
+        with self._lock, torch.inference_mode():
+            for i in range(0, len(texts), self.batch_size):
+                tokens = self.tokenizer(list(texts[i : i + self.batch_size])).to(self.device)
+                out.append(self.model.encode_text(tokens, normalize=True).float().cpu().numpy())
+        return np.concatenate(out)

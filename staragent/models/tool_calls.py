@@ -1,0 +1,214 @@
+"""Reading tool calls out of what a local model wrote.
+
+Small models are sloppy, so this accepts what they actually produce:
+
+- Hermes / Qwen blocks ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, several in a
+  row, the last one possibly unclosed (generation stopped at the end token), or holding a list;
+- ``<function=name>{...}</function>`` (Llama 3.1 style) and ``[TOOL_CALLS] [{...}]`` (Mistral);
+- a fenced ```json block or a bare JSON object that has a ``name`` and ``arguments``;
+- reasoning in ``<think>…</think>`` (also when the opening tag was part of the prompt) is dropped;
+- JSON with trailing commas, single quotes, Python literals, comments, or missing closing brackets
+  is repaired; ``arguments`` given as a JSON string is decoded.
+
+What cannot be read becomes an *invalid* call with the error, so the caller can say so instead of
+silently answering.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|$)", re.S)
+_THINK_TAIL = re.compile(r"^.*?</think>", re.S)  # the prompt opened <think>; only the close was generated
+_TOOL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|(?=<tool_call>)|$)", re.S)
+_FUNCTION_BLOCK = re.compile(r"<function=([\w.\-]+)>\s*(.*?)\s*(?:</function>|$)", re.S)
+_MISTRAL = re.compile(r"\[TOOL_CALLS\]\s*(.*)$", re.S)
+_FENCE = re.compile(r"```(?:json|tool_call)?\s*(.*?)```", re.S)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_COMMENT = re.compile(r"^\s*//.*$", re.M)
+
+
+@dataclass
+class ParsedOutput:
+    content: str
+    tool_calls: list[dict] = field(default_factory=list)
+    """LangChain ``ToolCall`` dicts: name, args, id, type."""
+    invalid_tool_calls: list[dict] = field(default_factory=list)
+    """LangChain ``InvalidToolCall`` dicts: name, args (raw text), id, error, type."""
+    reasoning: str = ""
+
+
+def strip_reasoning(text: str) -> tuple[str, str]:
+    """``(text without reasoning, the reasoning)``."""
+    reasoning = [m.group(0) for m in _THINK_BLOCK.finditer(text)]
+    text = _THINK_BLOCK.sub("", text)
+    if "</think>" in text:
+        tail = _THINK_TAIL.match(text)
+        reasoning.append(tail.group(0))
+        text = text[tail.end() :]
+    cleaned = "\n".join(r.replace("<think>", "").replace("</think>", "").strip() for r in reasoning).strip()
+    return text.strip(), cleaned
+
+
+def loads_lenient(raw: str) -> Any:
+    """Parse JSON the way a careful reader would, repairing the usual mistakes; ``ValueError``
+    when nothing sensible comes out."""
+    text = raw.strip()
+    if not text:
+        raise ValueError("empty")
+    attempts = [text]
+    fixed = _TRAILING_COMMA.sub(r"\1", _COMMENT.sub("", text))
+    attempts.append(fixed)
+    attempts.append(_close_brackets(fixed))
+    for attempt in attempts:
+        try:
+            return json.loads(attempt)
+        except json.JSONDecodeError:
+            pass
+        try:  # single quotes, True/False/None
+            return ast.literal_eval(attempt)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            pass
+    candidate = _first_object(text)
+    if candidate and candidate != text:
+        return loads_lenient(candidate)
+    raise ValueError(f"not valid JSON: {text[:80]!r}")
+
+
+def _outside_strings(text: str) -> tuple[list[int], bool]:
+    """Positions of the characters of ``text`` outside JSON strings (quotes excluded), and
+    whether the text ends inside an unclosed string."""
+    positions: list[int] = []
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        else:
+            positions.append(i)
+    return positions, in_string
+
+
+def _close_brackets(text: str) -> str:
+    """Append the closing quotes and brackets a cut-off JSON value is missing."""
+    positions, open_string = _outside_strings(text)
+    stack: list[str] = []
+    for i in positions:
+        ch = text[i]
+        if ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    return text + ('"' if open_string else "") + "".join(reversed(stack))
+
+
+def _first_object(text: str) -> str | None:
+    """The first balanced ``{...}`` in ``text`` (or the rest of it, from the first brace)."""
+    positions, _ = _outside_strings(text)
+    braces = [i for i in positions if text[i] in "{}"]
+    if not braces or text[braces[0]] != "{":
+        start = text.find("{")
+        return text[start:] if start >= 0 else None
+    depth = 0
+    for i in braces:
+        depth += 1 if text[i] == "{" else -1
+        if depth == 0:
+            return text[braces[0] : i + 1]
+    return text[braces[0] :]
+
+
+def _call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:12]}"
+
+
+def _normalise(obj: Any, raw: str, name_hint: str | None = None) -> tuple[list[dict], list[dict]]:
+    """Valid and invalid LangChain calls from one parsed JSON value."""
+    if isinstance(obj, list):
+        valid, invalid = [], []
+        for item in obj:
+            v, i = _normalise(item, json.dumps(item, ensure_ascii=False) if not isinstance(item, str) else item, name_hint)
+            valid += v
+            invalid += i
+        return valid, invalid
+    if not isinstance(obj, dict):
+        return [], [_invalid(name_hint, raw, "a tool call must be a JSON object")]
+    if "function" in obj and isinstance(obj["function"], dict):  # OpenAI style {"type": "function", "function": {...}}
+        obj = obj["function"]
+    name = obj.get("name") or obj.get("tool") or obj.get("tool_name") or name_hint
+    args: Any = obj.get("arguments", obj.get("parameters", obj.get("args")))
+    if name_hint and args is None and "name" not in obj:  # <function=x>{...args...}</function>
+        args = obj
+    if not name or not isinstance(name, str):
+        return [], [_invalid(None, raw, "the tool call has no tool name")]
+    if isinstance(args, str):
+        try:
+            args = loads_lenient(args) if args.strip() else {}
+        except ValueError as exc:
+            return [], [_invalid(name, raw, f"arguments are not valid JSON ({exc})")]
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return [], [_invalid(name, raw, "arguments must be a JSON object")]
+    return [{"name": name, "args": args, "id": _call_id(), "type": "tool_call"}], []
+
+
+def _invalid(name: str | None, raw: str, error: str) -> dict:
+    return {"name": name, "args": raw, "id": _call_id(), "error": error, "type": "invalid_tool_call"}
+
+
+def _parse_blocks(blocks: list[tuple[str | None, str]]) -> tuple[list[dict], list[dict]]:
+    valid, invalid = [], []
+    for name_hint, raw in blocks:
+        try:
+            obj = loads_lenient(raw) if raw.strip() else {}
+        except ValueError as exc:
+            invalid.append(_invalid(name_hint, raw, str(exc)))
+            continue
+        v, i = _normalise(obj, raw, name_hint)
+        valid += v
+        invalid += i
+    return valid, invalid
+
+
+def parse_tool_calls(text: str) -> ParsedOutput:
+    """Split a model's raw output into visible content, tool calls and reasoning."""
+    text, reasoning = strip_reasoning(text or "")
+    if "<tool_call>" in text:
+        blocks = [(None, m.group(1)) for m in _TOOL_BLOCK.finditer(text)]
+        content = text[: text.index("<tool_call>")].strip()
+        return ParsedOutput(content, *_parse_blocks(blocks), reasoning=reasoning)
+    if "<function=" in text:
+        blocks = [(m.group(1), m.group(2)) for m in _FUNCTION_BLOCK.finditer(text)]
+        content = text[: text.index("<function=")].strip()
+        return ParsedOutput(content, *_parse_blocks(blocks), reasoning=reasoning)
+    mistral = _MISTRAL.search(text)
+    if mistral:
+        return ParsedOutput(text[: mistral.start()].strip(), *_parse_blocks([(None, mistral.group(1))]), reasoning=reasoning)
+    for fence in _FENCE.finditer(text):
+        if _looks_like_call(fence.group(1)):
+            content = (text[: fence.start()] + text[fence.end() :]).strip()
+            return ParsedOutput(content, *_parse_blocks([(None, fence.group(1))]), reasoning=reasoning)
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")) and _looks_like_call(stripped):
+        return ParsedOutput("", *_parse_blocks([(None, stripped)]), reasoning=reasoning)
+    return ParsedOutput(text.strip(), reasoning=reasoning)
+
+
+def _looks_like_call(raw: str) -> bool:
+    try:
+        obj = loads_lenient(raw)
+    except ValueError:
+        return False
+    items = obj if isinstance(obj, list) else [obj]
+    return bool(items) and all(isinstance(i, dict) and ("name" in i or "function" in i) and ("arguments" in i or "parameters" in i or "function" in i) for i in items)

@@ -1,0 +1,163 @@
+"""The ``local`` profile end to end with tiny random-weight experts: indexing with every stronger
+backend (recorded in the manifest), invalidation of only the stages a backend feeds, visual search
+through SigLIP, and ``VideoAgent.ask`` planned by the local transformers chat model."""
+
+import json
+import shutil
+
+import pytest
+from tiny_models import patch_easyocr_checksums
+
+from staragent.agent.runner import VideoAgent
+from staragent.config import load_settings
+from staragent.index.builder import build_index
+from staragent.models.pool import ModelPool
+
+
+def local_settings(tiny, cache, **index):
+    settings = load_settings(cache_dir=cache, progress=False, **tiny.settings_overrides())
+    # ASR instead of the sidecar subtitles; captions on; frames read at their own size (fast OCR)
+    settings.index = settings.index.model_copy(update={"subtitles": False, "captions": True, "ocr_min_height": 0, **index})
+    return settings
+
+
+@pytest.fixture(scope="module")
+def easyocr_patched(tiny):
+    with pytest.MonkeyPatch.context() as mp:
+        patch_easyocr_checksums(mp, tiny.easyocr_md5)
+        yield
+
+
+@pytest.fixture(scope="module")
+def local_build(tiny, foreign, easyocr_patched, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("local-cache")
+    settings = local_settings(tiny, cache)
+    pool = ModelPool(settings)
+    reports = []
+    index = build_index(foreign.path, settings, pool, report=reports.append)
+    return index, settings, pool, cache
+
+
+def test_the_manifest_records_which_experts_built_the_index(local_build, tiny):
+    index, settings, _, _ = local_build
+    models = index.manifest.models
+    assert models == {
+        "asr": f"faster-whisper:{tiny.whisper}",
+        "ocr": "easyocr:en",
+        "vision": f"siglip:{tiny.siglip}",
+        "audio_tagger": f"transformers:{tiny.ast}",
+        "vlm": f"qwen2.5-vl:{tiny.qwen_vl}",
+    }
+    assert index.manifest.profile == "local"
+    assert index.stage_info("speech")["source"] == f"faster-whisper:{tiny.whisper}"
+    assert index.manifest.stages["speech"].params["model"] == str(tiny.whisper)
+
+
+def test_segments_carry_tags_and_captions_and_keyframes_are_embedded(local_build):
+    index, _, _, _ = local_build
+    assert index.speech and all(line.source.startswith("faster-whisper:") for line in index.speech)
+    assert all(seg.audio.tags for seg in index.segments if seg.end - seg.start >= 1.0)  # threshold 0: every window is tagged
+    captioned = [seg for seg in index.segments if seg.caption]
+    assert captioned and all(seg.caption.startswith("[") for seg in captioned)
+    store = index.vectors("visual")
+    assert store is not None and len(store) == len(index.keyframes) and store.dim == 32
+    assert store.meta["model"] and index.vector_modalities() == ["visual"]
+    captions = [json.loads(line) for line in (index.dir / "captions.jsonl").read_text().splitlines()]
+    assert captions[0]["start"] == 0.0 and captions[-1]["end"] == pytest.approx(index.duration, abs=0.5)
+
+
+def test_a_changed_backend_reruns_only_the_stages_it_feeds(local_build, tiny, foreign, tmp_path):
+    _, _, pool, cache = local_build
+    copy = tmp_path / "cache"
+    shutil.copytree(cache, copy)
+
+    def rebuild(settings):
+        reports = []
+        build_index(foreign.path, settings, pool if settings.models == pool.settings.models else None, report=reports.append)
+        return {line.split()[0] for line in reports if not line.startswith(("index of", "indexed"))}
+
+    assert rebuild(local_settings(tiny, copy)) == set()
+    other_siglip = tmp_path / "siglip-copy"
+    shutil.copytree(tiny.siglip, other_siglip)
+    settings = local_settings(tiny, copy)
+    settings.models = settings.models.model_copy(update={"vision_model": str(other_siglip)})
+    assert rebuild(settings) == {"vectors"}
+    settings.models = settings.models.model_copy(update={"audio_tag_threshold": 0.9})
+    assert rebuild(settings) == {"audio_tags", "segments", "lexical"}
+    settings.index = settings.index.model_copy(update={"captions": False})
+    assert rebuild(settings) == {"captions", "segments", "lexical"}
+    settings.models = settings.models.model_copy(update={"asr": "pocketsphinx"})
+    rebuilt = rebuild(settings)
+    assert rebuilt == {"speech", "segments", "lexical"}
+    manifest = json.loads(next((copy / "index").glob("*/manifest.json")).read_text())
+    assert manifest["models"]["asr"] == "pocketsphinx:en-us" and "vlm" not in manifest["models"]  # no captions now
+    assert manifest["models"]["vision"] == f"siglip:{other_siglip}"
+
+
+def test_visual_search_uses_the_siglip_text_tower(local_build, foreign):
+    index, settings, pool, _ = local_build
+    with VideoAgent(settings, chat_model=object()) as agent:
+        agent._pool = pool
+        session = agent.session(foreign.path)
+        assert "visual" in session.tool_ctx.extras["query_encoders"]
+        assert "pictures can be searched by description" in session.capabilities()
+        found = agent.search(foreign.path, "a blue slide with a moving box", ["visual"], k=3)
+    assert found.searched == ["visual"] and found.hits and all("visual" in hit.ranks for hit in found.hits)
+
+
+def test_an_index_embedded_by_another_model_is_not_searched_visually(local_build, foreign, tmp_path):
+    from staragent.agent.session import query_encoders
+
+    index, settings, pool, _ = local_build
+    offline = load_settings(cache_dir=tmp_path)
+    assert query_encoders(index, offline, pool) == {}
+    other = settings.model_copy(update={"models": settings.models.model_copy(update={"vision_model": "acme/other-siglip"})})
+    assert query_encoders(index, other, pool) == {}
+
+
+def test_ask_runs_with_the_local_transformers_planner(local_build, foreign):
+    from staragent.models.chat_transformers import TransformersChatModel
+
+    _, settings, pool, _ = local_build
+    with VideoAgent(settings) as agent:
+        agent._pool = pool
+        session = agent.session(foreign.path)
+        assert isinstance(session.chat_model, TransformersChatModel) and session.chat_model.engine is pool.get("chat")
+        answer = agent.ask(foreign.path, "What is the price of the coffee grinder?")
+    assert answer.profile == "local" and isinstance(answer.answer, str) and answer.answer
+    assert answer.tokens.input > 500 and answer.tokens.output > 0  # the prompt carries the tools' schemas
+
+
+def test_recorded_tool_calls_drive_the_graph_through_the_chat_template(local_build, foreign, monkeypatch):
+    """The model's output is replaced by recorded replies (a search call, then an answer); the
+    prompt, the tool round trip through the chat template, parsing and the graph are all real."""
+    _, settings, pool, _ = local_build
+    engine = pool.get("chat")
+    replies = iter([
+        '<think>Search first.</think>\n<tool_call>\n{"name": "cross_modal_search", "arguments": {"query": "coffee grinder price", "k": 3},}\n</tool_call>',
+        "The slide says the grinder costs $129.50 (0:00-0:10).",
+    ])
+    prompts = []
+
+    def generate(input_ids, attention_mask=None, **kwargs):
+        import torch
+
+        prompts.append(engine.tokenizer.decode(input_ids[0]))
+        reply = engine.tokenizer(next(replies) + "<|im_end|>", add_special_tokens=False, return_tensors="pt")["input_ids"]
+        return torch.cat([input_ids, reply], dim=1)
+
+    monkeypatch.setattr(engine.model, "generate", generate)
+    with VideoAgent(settings) as agent:
+        agent._pool = pool
+        answer = agent.ask(foreign.path, "What does the coffee grinder cost?")
+    assert [s.tool for s in answer.trajectory] == ["cross_modal_search"] and answer.trajectory[0].ok
+    assert answer.trajectory[0].args == {"query": "coffee grinder price", "k": 3}
+    assert answer.answer == "The slide says the grinder costs $129.50 (0:00-0:10)."
+    assert '"name": "cross_modal_search"' in prompts[0] and "<tools>" in prompts[0]
+    assert "<tool_response>" in prompts[1] and "129.50" in prompts[1]  # the search result went back to the model
+
+
+def test_an_offline_index_records_its_bundled_backends(foreign_index):
+    # speech came from the sidecar subtitles, so no recogniser is named
+    assert foreign_index.manifest.models == {"ocr": "rapidocr:pp-ocr"}
+    assert foreign_index.vector_modalities() == [] and foreign_index.stage_info("audio_tags")["backend"] == "none"

@@ -1,0 +1,131 @@
+"""The ModelPool: lazy shared loading, thread safety, memory reporting, the memory budget, and the
+messages a user gets when a model is missing."""
+
+import threading
+import time
+
+import pytest
+
+from staragent.config import load_settings
+from staragent.errors import ModelUnavailable
+from staragent.models.pool import ModelPool, ModelSpec
+
+MB = 2**20
+
+
+class Weights:
+    def __init__(self, name, size):
+        self.name = name
+        self.size = size
+
+    def memory_bytes(self):
+        return self.size
+
+
+def fake_spec(name, size_mb, loads, delay=0.0):
+    def loader(settings, device):
+        loads.append(name)
+        time.sleep(delay)
+        return Weights(name, size_mb * MB)
+
+    return ModelSpec(name, loader, size_hint=lambda settings: size_mb * MB)
+
+
+def test_concurrent_first_calls_load_once_and_share_one_object(settings):
+    loads = []
+    pool = ModelPool(settings, specs={"slow": fake_spec("slow", 1, loads, delay=0.2)})
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(pool.get("slow"))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert loads == ["slow"] and len(got) == 8 and all(m is got[0] for m in got)
+    [row] = pool.report()
+    assert row["name"] == "slow" and row["device"] == "cpu" and row["weights_mb"] == 1.0
+
+
+def test_memory_budget_unloads_the_least_recently_used(tmp_path):
+    settings = load_settings(cache_dir=tmp_path, models={"memory_budget_gb": 1.0})
+    loads = []
+    pool = ModelPool(settings, specs={n: fake_spec(n, 400, loads) for n in "abc"})
+    pool.get("a")
+    pool.get("b")
+    pool.get("a")  # b is now the least recently used
+    pool.get("c")  # 3 x 400 MB does not fit in 1 GB
+    assert sorted(m.name for m in pool.loaded()) == ["a", "c"]
+    assert pool.memory_bytes() <= 1024 * MB
+    pool.get("b")  # comes back on demand, pushing out the now-oldest
+    assert sorted(m.name for m in pool.loaded()) == ["b", "c"] and loads == ["a", "b", "c", "b"]
+
+
+def test_a_model_larger_than_the_budget_still_loads_alone(tmp_path):
+    settings = load_settings(cache_dir=tmp_path, models={"memory_budget_gb": 0.5})
+    pool = ModelPool(settings, specs={"small": fake_spec("small", 100, []), "huge": fake_spec("huge", 2048, [])})
+    pool.get("small")
+    assert pool.get("huge").size == 2048 * MB
+    assert [m.name for m in pool.loaded()] == ["huge"]
+
+
+def test_unload_and_register(settings):
+    loads = []
+    pool = ModelPool(settings, specs={"a": fake_spec("a", 1, loads)})
+    first = pool.get("a")
+    pool.unload("a")
+    assert pool.loaded() == [] and pool.get("a") is not first
+    pool.register(fake_spec("a", 2, loads))  # a new spec replaces the loaded model too
+    assert pool.get("a").size == 2 * MB and loads == ["a", "a", "a"]
+    pool.unload()
+    assert pool.loaded() == []
+
+
+def test_missing_weights_name_the_model_where_we_looked_and_how_to_get_it(tmp_path):
+    cache = tmp_path / "hub"
+    settings = load_settings(cache_dir=tmp_path, profile="local", models={"hf_cache": str(cache), "vision_model": "acme/siglip-missing"})
+    with pytest.raises(ModelUnavailable) as err:
+        ModelPool(settings).get("vision")
+    message = str(err.value)
+    assert "acme/siglip-missing" in message and str(cache) in message
+    assert "hf download acme/siglip-missing" in message and "STARAGENT_MODELS__VISION_MODEL" in message
+
+
+def test_a_missing_local_folder_is_named(tmp_path):
+    settings = load_settings(cache_dir=tmp_path, profile="local", planner={"model": str(tmp_path / "no-such-model")})
+    with pytest.raises(ModelUnavailable, match="no-such-model.*not a folder"):
+        ModelPool(settings).get("chat")
+
+
+def test_a_half_downloaded_folder_says_what_is_missing(tmp_path):
+    folder = tmp_path / "partial"
+    folder.mkdir()
+    settings = load_settings(cache_dir=tmp_path, profile="local", models={"asr_model": str(folder)})
+    with pytest.raises(ModelUnavailable, match="lacks model.bin, tokenizer.json"):
+        ModelPool(settings).get("asr")
+
+
+def test_roles_the_profile_does_not_use_say_how_to_turn_them_on(settings):
+    for role in ("vision", "vlm", "audio_tagger", "audio_lm", "asr_refine"):
+        with pytest.raises(ModelUnavailable, match="--profile local"):
+            ModelPool(settings).get(role)
+
+
+def test_asking_for_cuda_without_one_is_an_error(tmp_path):
+    pytest.importorskip("torch")
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    settings = load_settings(cache_dir=tmp_path, models={"device": "cuda"})
+    with pytest.raises(ModelUnavailable, match="CUDA is not available"):
+        ModelPool(settings, specs={"a": ModelSpec("a", lambda s, d: Weights("a", 1), wants_gpu=True)}).get("a")
+
+
+def test_profiles_pick_backends_and_settings_override_them(tmp_path):
+    offline = load_settings(cache_dir=tmp_path)
+    local = load_settings(cache_dir=tmp_path, profile="local")
+    mixed = load_settings(cache_dir=tmp_path, profile="local", models={"ocr": "rapidocr", "vlm": "none"})
+    roles = ("asr", "asr_refine", "ocr", "vision", "vlm", "audio_tagger", "audio_lm")
+    assert [offline.backend(r) for r in roles] == ["pocketsphinx", "none", "rapidocr", "none", "none", "none", "none"]
+    assert [local.backend(r) for r in roles] == ["faster-whisper", "faster-whisper", "easyocr", "siglip", "qwen2.5-vl", "transformers", "transformers"]
+    assert mixed.backend("ocr") == "rapidocr" and mixed.backend("vlm") == "none" and mixed.backend("vision") == "siglip"
+    assert (offline.planner_backend, local.planner_backend, load_settings(profile="openai").planner_backend) == ("rules", "transformers", "openai")
