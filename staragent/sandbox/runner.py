@@ -1,0 +1,278 @@
+"""The outside half of the sandbox: prepare a throw-away working directory, start the launcher in
+fresh namespaces, feed nothing in, read at most a fixed amount out, enforce the wall-clock limit,
+then delete the directory.
+
+What confines the code (each one is tested in ``tests/test_sandbox.py``):
+
+- no network: a new network namespace holds only a loopback device that is down;
+- no view of other processes: a new PID namespace (and a fresh /proc); when the program ends, or the
+  wall clock runs out, the whole namespace is killed, children included;
+- no writes outside the work directory: every mount is read-only in a private mount namespace,
+  ``/root`` and ``/home`` are covered by empty folders, and the program runs as a throw-away user id
+  that owns nothing but the work directory;
+- no secrets: the environment is built from scratch, never copied from ours;
+- limits: CPU seconds, address space, processes (for that user id), file size, open files;
+- an output cap: reading stops and the program is killed past ``max_output_bytes``.
+
+``unshare`` (util-linux) needs root; ``bwrap`` (bubblewrap) works for ordinary users. When neither
+works the sandbox refuses to run anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ..errors import ToolError
+
+LAUNCHER = Path(__file__).with_name("launcher.py")
+LANGUAGES = {"python": "python", "python3": "python", "py": "python", "bash": "bash", "sh": "bash", "shell": "bash"}
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+# Run the code as __main__ with the caller's inputs bound to ``inputs`` (also in inputs.json).
+PYTHON_BOOTSTRAP = (
+    "import builtins, json, os, runpy, sys\n"
+    "builtins.inputs = json.load(open('inputs.json')) if os.path.exists('inputs.json') else None\n"
+    "sys.argv = ['main.py']\n"
+    "runpy.run_path('main.py', run_name='__main__')\n"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_seconds: float = 10.0
+    cpu_seconds: int = 10
+    memory_mb: int = 512
+    max_processes: int = 32
+    max_output_bytes: int = 64_000
+    max_file_mb: int = 16
+
+    @classmethod
+    def from_settings(cls, sandbox) -> Limits:
+        return cls(sandbox.wall_seconds, sandbox.cpu_seconds, sandbox.memory_mb, sandbox.max_processes, sandbox.max_output_bytes, sandbox.max_file_mb)
+
+
+class RunResult(BaseModel):
+    stdout: str
+    stderr: str
+    exit_code: int | None = Field(description="the program's exit status (128+N: killed by signal N)")
+    limit: str | None = Field(None, description="the limit that stopped it: wall time, cpu time, memory, processes, output, file size")
+    duration_s: float
+    files: list[str] = Field(default_factory=list, description="files the code left in its working directory")
+    sandbox: str
+
+
+def _identity() -> int | None:
+    """As root: a user id nobody else has, for this run only (the process limit then counts only
+    this run's processes; root itself is exempt from it). Otherwise the program keeps our id, as
+    "nobody" inside bubblewrap's user namespace."""
+    return 200_000 + secrets.randbelow(1_000_000) if os.geteuid() == 0 else None
+
+
+def _own_processes() -> int:
+    """Processes of our user id: RLIMIT_NPROC counts them too when we cannot switch to a fresh id."""
+    uid, count = os.getuid(), 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                count += entry.stat().st_uid == uid
+            except OSError:
+                continue
+    return count
+
+
+def _command(method: str, config: dict) -> list[str]:
+    launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)]
+    if method == "unshare":
+        return ["unshare", "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc", *launcher]
+    workdir = config["workdir"]
+    namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    if config["uid"] is not None:  # root, no user namespace: the launcher switches to the run's own id
+        identity = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        identity = ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+    cmd = ["bwrap", *namespaces, *identity, "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+           "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    for path in config["hide"]:
+        if os.path.isdir(path):
+            cmd += ["--tmpfs", path]
+    for kept in config["keep"]:  # bwrap applies its arguments in order: these reappear inside the covers
+        if os.path.isdir(kept):
+            # bwrap makes missing parents private (0700); they must be passable for the program's user.
+            parents = [str(p) for p in reversed(Path(kept).parents) if str(p) != "/"]
+            for parent in parents:
+                cmd += ["--perms", "0755", "--dir", parent]
+            cmd += ["--ro-bind", kept, kept]
+    return [*cmd, "--bind", workdir, workdir, "--clearenv", "--", *launcher]  # the launcher enters workdir
+
+
+def _interpreter(python: str | None) -> list[str]:
+    return [python or sys.executable, "-I", "-B", "-c", PYTHON_BOOTSTRAP]
+
+
+def _kept_folders(python: str | None) -> list[str]:
+    """What the program needs even inside hidden folders: the interpreter, its installation, the
+    virtual environment and the launcher (covering /home must not hide a venv in a home folder)."""
+    paths = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(python or sys.executable)), str(LAUNCHER.parent)]
+    if python:
+        paths.append(os.path.dirname(os.path.dirname(os.path.realpath(python))))
+    return sorted({os.path.realpath(p) for p in paths})
+
+
+def _config(workdir: str, argv: list[str], limits: Limits, method: str, uid: int | None, hide: list[str], keep: list[str]) -> dict:
+    nproc = limits.max_processes if uid is not None else _own_processes() + limits.max_processes
+    env = {"PATH": SAFE_PATH, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return {
+        "workdir": workdir, "argv": argv, "env": env, "uid": uid, "lock_down": method == "unshare", "hide": hide, "keep": keep,
+        "cpu_seconds": limits.cpu_seconds, "memory_mb": limits.memory_mb, "nproc": nproc, "max_file_mb": limits.max_file_mb,
+    }
+
+
+@functools.lru_cache(maxsize=8)
+def probe(method: str) -> str | None:
+    """None when ``method`` can confine code on this machine, else why not."""
+    if method == "unshare":
+        if os.geteuid() != 0:
+            return "unshare needs root (for the mount and network namespaces)"
+        if not shutil.which("unshare"):
+            return "the unshare command (util-linux) is not installed"
+    elif method == "bwrap":
+        if not shutil.which("bwrap"):
+            return "bubblewrap (bwrap) is not installed"
+    else:
+        return f"unknown sandbox method {method!r}"
+    with tempfile.TemporaryDirectory(prefix="staragent-probe-") as workdir:
+        config = _config(workdir, ["/bin/true"], Limits(), method, None, [], _kept_folders(None)) | {"probe": True}
+        try:
+            done = subprocess.run(_command(method, config), capture_output=True, text=True, timeout=30, env={"PATH": SAFE_PATH})
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{method} failed to start: {exc}"
+    if done.returncode != 0:
+        return f"{method} does not work here: {(done.stderr.strip() or f'exit {done.returncode}')[:300]}"
+    return None
+
+
+def choose_method(preference: str = "auto") -> str:
+    """The sandbox method to use, or a ``ToolError`` saying why none can confine code here."""
+    candidates = ["unshare", "bwrap"] if preference == "auto" else [preference]
+    problems = []
+    for method in candidates:
+        why = probe(method)
+        if why is None:
+            return method
+        problems.append(why)
+    raise ToolError("code cannot be run safely here, so it is not run at all: " + "; ".join(problems))
+
+
+class _Capped:
+    """Reads a pipe to the end, keeping at most ``cap`` bytes; calls ``overflow`` once past it."""
+
+    def __init__(self, pipe, cap: int, overflow):
+        self.data = bytearray()
+        self.over = False
+        self._thread = threading.Thread(target=self._read, args=(pipe, cap, overflow), daemon=True)
+        self._thread.start()
+
+    def _read(self, pipe, cap, overflow):
+        while chunk := pipe.read(65536):
+            room = cap - len(self.data)
+            self.data += chunk[: max(0, room)]
+            if len(chunk) > room and not self.over:
+                self.over = True
+                overflow()
+
+    def text(self, timeout: float) -> str:
+        self._thread.join(timeout)
+        return self.data.decode("utf-8", errors="replace")
+
+
+def _which_limit(code: int | None, stderr: str, timed_out: bool, flooded: bool) -> str | None:
+    if timed_out:
+        return "wall time"
+    if flooded:
+        return "output"
+    if code == 128 + signal.SIGXCPU:
+        return "cpu time"
+    if code == 128 + signal.SIGXFSZ or "File too large" in stderr:
+        return "file size"
+    if "MemoryError" in stderr or "Cannot allocate memory" in stderr or "cannot allocate" in stderr:
+        return "memory"
+    if "Resource temporarily unavailable" in stderr and ("fork" in stderr or "BlockingIOError" in stderr):
+        return "processes"
+    return None
+
+
+def run_code(
+    code: str,
+    language: str,
+    inputs=None,
+    limits: Limits = Limits(),
+    method: str = "auto",
+    python: str | None = None,
+    hide: list[str] | tuple[str, ...] = ("/root", "/home"),
+) -> RunResult:
+    """Run ``code`` in the sandbox and return what it printed, how it ended, and which limit (if
+    any) stopped it. Raises ``ToolError`` when no sandbox works here."""
+    kind = LANGUAGES.get(language.strip().lower())
+    if kind is None:
+        raise ToolError(f"unknown language {language!r}; execute_code runs python or bash")
+    chosen = choose_method(method)
+    uid = _identity()
+    workdir = tempfile.mkdtemp(prefix="staragent-code-")
+    try:
+        main = Path(workdir) / ("main.py" if kind == "python" else "main.sh")
+        main.write_text(code, encoding="utf-8")
+        if inputs is not None:
+            (Path(workdir) / "inputs.json").write_text(json.dumps(inputs, ensure_ascii=False), encoding="utf-8")
+        if uid is not None:
+            for path in (workdir, *(str(p) for p in Path(workdir).iterdir())):
+                os.chown(path, uid, uid)
+        os.chmod(workdir, 0o700)
+        argv = _interpreter(python) if kind == "python" else ["/bin/bash", "--noprofile", "--norc", "main.sh"]
+        config = _config(workdir, argv, limits, chosen, uid, [os.path.realpath(h) for h in hide], _kept_folders(python))
+        return _supervise(_command(chosen, config), limits, chosen, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _supervise(command: list[str], limits: Limits, method: str, workdir: str) -> RunResult:
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={"PATH": SAFE_PATH}, start_new_session=True,
+    )
+
+    def kill():
+        with contextlib.suppress(ProcessLookupError):  # the namespace's PID 1 dies with it, and everything inside
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    out = _Capped(proc.stdout, limits.max_output_bytes, kill)
+    err = _Capped(proc.stderr, limits.max_output_bytes, kill)
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.wall_seconds)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill()
+        proc.wait()
+    stdout, stderr = out.text(5), err.text(5)
+    code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+    files = sorted(str(p.relative_to(workdir)) for p in Path(workdir).rglob("*") if p.is_file() and p.name not in ("main.py", "main.sh", "inputs.json"))
+    return RunResult(
+        stdout=stdout, stderr=stderr, exit_code=code, limit=_which_limit(code, stderr, timed_out, out.over or err.over),
+        duration_s=round(time.monotonic() - started, 3), files=files[:100], sandbox=method,
+    )
