@@ -65,6 +65,9 @@ class Seq2SeqTranslator:
         """Which model translates ``source`` -> ``target``."""
         if source and (source, target) in self.pairs:
             return self.pairs[(source, target)]
+        into_target = [model for (_, to), model in self.pairs.items() if to == target]
+        if source is None and len(into_target) == 1 and not self.multilingual:
+            return into_target[0]  # the source is unknown, but only one configured model could be meant
         if self.multilingual:
             return self.multilingual
         known = ", ".join(f"{a}-{b}" for a, b in self.pairs)

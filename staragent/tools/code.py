@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from ..config import Settings
 from ..errors import ToolError
-from ..sandbox import Limits, run_code
-from ..sandbox.runner import LANGUAGES, probe
+from ..sandbox import runner as sandbox
 from .base import Tool, ToolContext, ToolResult
 
 MAX_CODE_CHARS = 50_000
@@ -61,14 +60,14 @@ class ExecuteCode(Tool):
     def unavailable_reason(self, settings: Settings) -> str | None:
         cfg = settings.toolset.sandbox
         methods = ["unshare", "bwrap"] if cfg.method == "auto" else [cfg.method]
-        problems = [probe(m) for m in methods]
+        problems = [sandbox.probe(m) for m in methods]
         return None if any(p is None for p in problems) else "no sandbox works here: " + "; ".join(problems)
 
     def run(self, ctx: ToolContext, args: Args) -> CodeResult:
         cfg = ctx.settings.toolset.sandbox
-        language = LANGUAGES.get(args.language.strip().lower())
+        language = sandbox.LANGUAGES.get(args.language.strip().lower())
         if language is None or (language == "bash" and not cfg.shell):
             offered = "python or bash" if cfg.shell else "python (bash is turned off)"
             raise ToolError(f"execute_code cannot run {args.language!r}; it runs {offered}")
-        ran = run_code(args.code, language, args.inputs, Limits.from_settings(cfg), cfg.method, cfg.python, cfg.hide)
+        ran = sandbox.run_code(args.code, language, args.inputs, sandbox.Limits.from_settings(cfg), cfg.method, cfg.python, cfg.hide)
         return CodeResult(**ran.model_dump(exclude={"sandbox"}))

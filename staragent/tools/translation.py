@@ -53,7 +53,7 @@ def translate_texts(ctx: ToolContext, texts: list[str], source: str | None, targ
     if chat is not None:
         return _llm_translate(chat, texts, source, target), "chat"
     if problem:
-        raise ToolError(f"{needed_by} cannot translate {language_name(source or '?')} to {language_name(target)}: {problem}")
+        raise ToolError(f"{needed_by} cannot translate {language_name(source) if source else 'an unknown language'} to {language_name(target)}: {problem}")
     ctx.expert("translator", needed_by)  # raises the error that names the missing model
     raise AssertionError("unreachable")
 
