@@ -132,6 +132,7 @@ class SandboxSettings(BaseModel):
     max_processes: int = Field(32, ge=1)
     max_output_bytes: int = Field(64_000, ge=1024, description="stdout and stderr are each cut at this size")
     max_file_mb: int = Field(16, ge=1, description="largest file the code may write")
+    workdir_mb: int = Field(64, ge=1, description="size of the throw-away working directory (a tmpfs, so it uses memory)")
     python: str | None = Field(None, description="interpreter for Python code (default: the one running staragent)")
     shell: bool = Field(True, description="offer bash as well as Python")
     hide: list[str] = Field(default_factory=lambda: ["/root", "/home"], description="folders replaced by an empty one")

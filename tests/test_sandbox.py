@@ -3,6 +3,7 @@ checks that the limit held. Every test runs with each confinement method that wo
 
 import os
 import socket
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from staragent.sandbox import runner as sandbox_runner
 from staragent.tools import ToolContext, ToolRegistry
 
 METHODS = [m for m in ("unshare", "bwrap") if sandbox_runner.probe(m) is None]
-LIMITS = Limits(wall_seconds=6, cpu_seconds=2, memory_mb=256, max_processes=16, max_output_bytes=20_000, max_file_mb=4)
+LIMITS = Limits(wall_seconds=6, cpu_seconds=2, memory_mb=256, max_processes=16, max_output_bytes=20_000, max_file_mb=4, workdir_mb=10)
 # With no working method the parametrised tests are skipped (pytest reports the empty parameter set);
 # the refusal itself is tested at the end either way.
 
@@ -46,8 +47,7 @@ def test_python_runs_with_its_inputs_and_leaves_nothing_behind(run):
     assert result.files == ["notes.txt"]
     bash = run("cat inputs.json; echo; echo $((6 * 7))", language="bash", inputs=[1, 2])
     assert bash.stdout == "[1, 2]\n42\n"
-    leftovers = [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("staragent-code-*")]
-    assert leftovers == []
+    assert list(Path(tempfile.gettempdir()).glob("staragent-code-*")) == []  # the mount points are gone too
 
 
 def test_an_infinite_loop_hits_the_cpu_limit(run):
@@ -81,6 +81,8 @@ def test_giant_output_is_cut_and_the_program_stopped(run):
     assert result.duration_s < LIMITS.wall_seconds
     big_file = run("open('big.bin', 'wb').write(b'0' * 5_000_000)")
     assert big_file.limit == "file size"
+    many_files = run("for i in range(100):\n    open(f'part{i}.bin', 'wb').write(b'0' * 3_000_000)")
+    assert many_files.limit == "disk space" and len(many_files.files) <= 4  # the work directory holds 10 MB, in memory
 
 
 def test_nothing_outside_the_work_directory_can_be_written(run, tmp_path):

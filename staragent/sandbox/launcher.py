@@ -1,10 +1,12 @@
 """The inside half of the sandbox: started as PID 1 of fresh namespaces (by ``unshare`` or
-``bwrap``), it locks the filesystem down, then forks the user's program under resource limits and
-an unprivileged user id, reaps every process, and exits with the program's status. When it exits,
-the kernel kills whatever the program left running in the namespace.
+``bwrap``), it locks the filesystem down, gives the program a small private filesystem as its
+working directory, forks the program under resource limits and an unprivileged user id, reaps every
+process, reports the files the program left, and exits with the program's status. When it exits,
+the kernel kills whatever the program left running in the namespace, and the working directory
+(a tmpfs of bounded size) disappears with it.
 
 Standard library only: it runs with ``python -I -S``, before and apart from staragent.
-Usage: ``python -I -S launcher.py '<json config>'`` (see ``runner.py`` for the fields).
+Usage: ``python -I -S launcher.py`` with its JSON config on stdin (see ``runner.py``).
 """
 
 import ctypes
@@ -49,11 +51,11 @@ def _inside(path, folder):
     return (path.rstrip("/") + "/").startswith(folder.rstrip("/") + "/")
 
 
-def lock_down(workdir, hide, keep):
-    """Make every mount read-only except ``workdir``, and cover each folder in ``hide`` with an
-    empty one, except for the folders in ``keep`` below it (the interpreter must stay reachable)."""
+def lock_down(workdir, hide, keep, workdir_options):
+    """Make every mount read-only, cover each folder in ``hide`` with an empty one (except for the
+    folders in ``keep`` below it: the interpreter must stay reachable), and mount a small tmpfs, the
+    only writable place, on ``workdir``."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here leaks to the host
-    _mount(workdir, workdir, None, MS_BIND)  # the work directory becomes a mount of its own: it stays writable
     for path in hide:
         if not os.path.isdir(path):
             continue
@@ -65,7 +67,7 @@ def lock_down(workdir, hide, keep):
             _mount(f"/proc/self/fd/{fd}", kept, None, MS_BIND | MS_REC)
             os.close(fd)
     for mountpoint, options, fstype in list(_mounts()):
-        if mountpoint == workdir or "ro" in options:
+        if "ro" in options:
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
         flags |= (MS_NOSUID if "nosuid" in options else 0) | (MS_NODEV if "nodev" in options else 0) | (MS_NOEXEC if "noexec" in options else 0)
@@ -74,6 +76,28 @@ def lock_down(workdir, hide, keep):
         except OSError:
             if fstype not in SPECIAL_FS:
                 raise
+    _mount("tmpfs", workdir, "tmpfs", MS_NOSUID | MS_NODEV, workdir_options)
+
+
+def prepare(config):
+    """Write the program and its inputs into the (fresh, empty) working directory."""
+    for name, text in config["files"].items():
+        path = os.path.join(config["workdir"], name)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(path, 0o644)
+
+
+def report(config):
+    """Tell the runner which files the program left (they vanish with the namespace)."""
+    workdir, found = config["workdir"], []
+    for folder, _, names in os.walk(workdir):
+        for name in names:
+            rel = os.path.relpath(os.path.join(folder, name), workdir)
+            if rel not in config["files"] and len(found) < 100:
+                found.append(rel)
+    os.write(config["report_fd"], json.dumps(sorted(found)).encode())
+    os.close(config["report_fd"])
 
 
 def limit(config):
@@ -92,6 +116,8 @@ def limit(config):
 def start(config):
     """In the child: limits, an unprivileged identity, no way to regain privileges, then the program."""
     try:
+        os.close(config["report_fd"])  # the report channel is the launcher's, not the program's
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
         os.setsid()
         limit(config)
         uid = config.get("uid")
@@ -109,13 +135,14 @@ def start(config):
 
 
 def main():
-    config = json.loads(sys.argv[1])
-    if config.get("lock_down"):
-        try:
-            lock_down(config["workdir"], config.get("hide", []), config.get("keep", []))
-        except OSError as exc:
-            os.write(2, f"sandbox: cannot make the filesystem read-only: {exc}\n".encode())
-            os._exit(125)
+    config = json.loads(sys.stdin.read())
+    try:
+        if config.get("lock_down"):
+            lock_down(config["workdir"], config.get("hide", []), config.get("keep", []), config["workdir_options"])
+        prepare(config)
+    except OSError as exc:
+        os.write(2, f"sandbox: cannot set up the filesystem: {exc}\n".encode())
+        os._exit(125)
     if config.get("probe"):
         os._exit(0)
     child = os.fork()
@@ -128,6 +155,7 @@ def main():
             os._exit(125)
         if pid == child:
             code = os.waitstatus_to_exitcode(status)
+            report(config)
             os._exit(code if code >= 0 else 128 - code)
 
 

@@ -8,8 +8,9 @@ What confines the code (each one is tested in ``tests/test_sandbox.py``):
 - no view of other processes: a new PID namespace (and a fresh /proc); when the program ends, or the
   wall clock runs out, the whole namespace is killed, children included;
 - no writes outside the work directory: every mount is read-only in a private mount namespace,
-  ``/root`` and ``/home`` are covered by empty folders, and the program runs as a throw-away user id
-  that owns nothing but the work directory;
+  ``/root`` and ``/home`` are covered by empty folders, and the program runs as a throw-away user id;
+  the work directory itself is a tmpfs of bounded size (and inode count) that exists only inside
+  the namespace, so nothing written there survives the run or can fill the disk;
 - no secrets: the environment is built from scratch, never copied from ours;
 - limits: CPU seconds, address space, processes (for that user id), file size, open files;
 - an output cap: reading stops and the program is killed past ``max_output_bytes``.
@@ -59,17 +60,21 @@ class Limits:
     max_processes: int = 32
     max_output_bytes: int = 64_000
     max_file_mb: int = 16
+    workdir_mb: int = 64
 
     @classmethod
     def from_settings(cls, sandbox) -> Limits:
-        return cls(sandbox.wall_seconds, sandbox.cpu_seconds, sandbox.memory_mb, sandbox.max_processes, sandbox.max_output_bytes, sandbox.max_file_mb)
+        return cls(sandbox.wall_seconds, sandbox.cpu_seconds, sandbox.memory_mb, sandbox.max_processes, sandbox.max_output_bytes,
+                   sandbox.max_file_mb, sandbox.workdir_mb)
 
 
 class RunResult(BaseModel):
     stdout: str
     stderr: str
     exit_code: int | None = Field(description="the program's exit status (128+N: killed by signal N)")
-    limit: str | None = Field(None, description="the limit that stopped it: wall time, cpu time, memory, processes, output, file size")
+    limit: str | None = Field(
+        None, description="the limit that stopped it: wall time, cpu time, memory, processes, output, file size, disk space"
+    )
     duration_s: float
     files: list[str] = Field(default_factory=list, description="files the code left in its working directory")
     sandbox: str
@@ -95,15 +100,14 @@ def _own_processes() -> int:
 
 
 def _command(method: str, config: dict) -> list[str]:
-    launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)]
+    launcher = [sys.executable, "-I", "-S", str(LAUNCHER)]
     if method == "unshare":
         return ["unshare", "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc", *launcher]
-    workdir = config["workdir"]
     namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
     if config["uid"] is not None:  # root, no user namespace: the launcher switches to the run's own id
-        identity = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        identity, workdir_mode = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"], "0777"
     else:
-        identity = ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+        identity, workdir_mode = ["--unshare-user", "--uid", "65534", "--gid", "65534"], "0700"
     cmd = ["bwrap", *namespaces, *identity, "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
     for path in config["hide"]:
@@ -116,7 +120,8 @@ def _command(method: str, config: dict) -> list[str]:
             for parent in parents:
                 cmd += ["--perms", "0755", "--dir", parent]
             cmd += ["--ro-bind", kept, kept]
-    return [*cmd, "--bind", workdir, workdir, "--clearenv", "--", *launcher]  # the launcher enters workdir
+    workdir = ["--size", str(config["workdir_mb"] * 1024 * 1024), "--perms", workdir_mode, "--tmpfs", config["workdir"]]
+    return [*cmd, *workdir, "--clearenv", "--", *launcher]
 
 
 def _interpreter(python: str | None) -> list[str]:
@@ -132,12 +137,14 @@ def _kept_folders(python: str | None) -> list[str]:
     return sorted({os.path.realpath(p) for p in paths})
 
 
-def _config(workdir: str, argv: list[str], limits: Limits, method: str, uid: int | None, hide: list[str], keep: list[str]) -> dict:
+def _config(workdir: str, argv: list[str], limits: Limits, method: str, uid: int | None, hide: list[str], keep: list[str], report_fd: int) -> dict:
     nproc = limits.max_processes if uid is not None else _own_processes() + limits.max_processes
+    tmpfs = f"size={limits.workdir_mb}m,nr_inodes=4096,mode=0700" + (f",uid={uid},gid={uid}" if uid is not None else "")
     env = {"PATH": SAFE_PATH, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
            "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     return {
         "workdir": workdir, "argv": argv, "env": env, "uid": uid, "lock_down": method == "unshare", "hide": hide, "keep": keep,
+        "workdir_mb": limits.workdir_mb, "workdir_options": tmpfs, "files": {}, "report_fd": report_fd,
         "cpu_seconds": limits.cpu_seconds, "memory_mb": limits.memory_mb, "nproc": nproc, "max_file_mb": limits.max_file_mb,
     }
 
@@ -156,9 +163,10 @@ def probe(method: str) -> str | None:
     else:
         return f"unknown sandbox method {method!r}"
     with tempfile.TemporaryDirectory(prefix="staragent-probe-") as workdir:
-        config = _config(workdir, ["/bin/true"], Limits(), method, None, [], _kept_folders(None)) | {"probe": True}
+        config = _config(workdir, ["/bin/true"], Limits(), method, None, [], _kept_folders(None), 2) | {"probe": True}
         try:
-            done = subprocess.run(_command(method, config), capture_output=True, text=True, timeout=30, env={"PATH": SAFE_PATH})
+            done = subprocess.run(_command(method, config), input=json.dumps(config), capture_output=True, text=True, timeout=30,
+                                  env={"PATH": SAFE_PATH})
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"{method} failed to start: {exc}"
     if done.returncode != 0:
@@ -209,6 +217,8 @@ def _which_limit(code: int | None, stderr: str, timed_out: bool, flooded: bool) 
         return "cpu time"
     if code == 128 + signal.SIGXFSZ or "File too large" in stderr:
         return "file size"
+    if "No space left on device" in stderr:
+        return "disk space"
     if "MemoryError" in stderr or "Cannot allocate memory" in stderr or "cannot allocate" in stderr:
         return "memory"
     if "Resource temporarily unavailable" in stderr and ("fork" in stderr or "BlockingIOError" in stderr):
@@ -232,34 +242,41 @@ def run_code(
         raise ToolError(f"unknown language {language!r}; execute_code runs python or bash")
     chosen = choose_method(method)
     uid = _identity()
-    workdir = tempfile.mkdtemp(prefix="staragent-code-")
+    files = {"main.py" if kind == "python" else "main.sh": code}
+    if inputs is not None:
+        files["inputs.json"] = json.dumps(inputs, ensure_ascii=False)
+    argv = _interpreter(python) if kind == "python" else ["/bin/bash", "--noprofile", "--norc", "main.sh"]
+    # An empty folder that only serves as the mount point of the run's own small filesystem.
+    mountpoint = tempfile.mkdtemp(prefix="staragent-code-")
+    report_read, report_write = os.pipe()
     try:
-        main = Path(workdir) / ("main.py" if kind == "python" else "main.sh")
-        main.write_text(code, encoding="utf-8")
-        if inputs is not None:
-            (Path(workdir) / "inputs.json").write_text(json.dumps(inputs, ensure_ascii=False), encoding="utf-8")
-        if uid is not None:
-            for path in (workdir, *(str(p) for p in Path(workdir).iterdir())):
-                os.chown(path, uid, uid)
-        os.chmod(workdir, 0o700)
-        argv = _interpreter(python) if kind == "python" else ["/bin/bash", "--noprofile", "--norc", "main.sh"]
-        config = _config(workdir, argv, limits, chosen, uid, [os.path.realpath(h) for h in hide], _kept_folders(python))
-        return _supervise(_command(chosen, config), limits, chosen, workdir)
+        config = _config(mountpoint, argv, limits, chosen, uid, [os.path.realpath(h) for h in hide], _kept_folders(python), report_write)
+        config["files"] = files
+        return _supervise(_command(chosen, config), json.dumps(config), limits, chosen, report_read, report_write)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        os.close(report_read)
+        with contextlib.suppress(OSError):
+            os.rmdir(mountpoint)
 
 
-def _supervise(command: list[str], limits: Limits, method: str, workdir: str) -> RunResult:
+def _supervise(command: list[str], config: str, limits: Limits, method: str, report_read: int, report_write: int) -> RunResult:
     started = time.monotonic()
     proc = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={"PATH": SAFE_PATH}, start_new_session=True,
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={"PATH": SAFE_PATH}, start_new_session=True, pass_fds=(report_write,),
     )
+    os.close(report_write)  # the launcher holds the only writing end now
 
     def kill():
         with contextlib.suppress(ProcessLookupError):  # the namespace's PID 1 dies with it, and everything inside
             os.killpg(proc.pid, signal.SIGKILL)
 
+    def feed():
+        with contextlib.suppress(BrokenPipeError, OSError):
+            proc.stdin.write(config.encode())
+            proc.stdin.close()
+
+    threading.Thread(target=feed, daemon=True).start()
     out = _Capped(proc.stdout, limits.max_output_bytes, kill)
     err = _Capped(proc.stderr, limits.max_output_bytes, kill)
     timed_out = False
@@ -271,8 +288,20 @@ def _supervise(command: list[str], limits: Limits, method: str, workdir: str) ->
         proc.wait()
     stdout, stderr = out.text(5), err.text(5)
     code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
-    files = sorted(str(p.relative_to(workdir)) for p in Path(workdir).rglob("*") if p.is_file() and p.name not in ("main.py", "main.sh", "inputs.json"))
     return RunResult(
         stdout=stdout, stderr=stderr, exit_code=code, limit=_which_limit(code, stderr, timed_out, out.over or err.over),
-        duration_s=round(time.monotonic() - started, 3), files=files[:100], sandbox=method,
+        duration_s=round(time.monotonic() - started, 3), files=_reported_files(report_read), sandbox=method,
     )
+
+
+def _reported_files(report_read: int) -> list[str]:
+    """The files the launcher says the program left (none when the run was killed first)."""
+    chunks = []
+    os.set_blocking(report_read, False)
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(report_read, 65536):
+            chunks.append(chunk)
+    try:
+        return [str(f) for f in json.loads(b"".join(chunks) or b"[]")][:100]
+    except ValueError:
+        return []

@@ -13,7 +13,7 @@ from ..errors import ToolError
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
-from .common import Span, clip_frames, span
+from .common import RANGE_HELP, Span, clip_frames, span
 
 VLM_QUESTION = (
     "List the human actions and activities visible in this clip, one short phrase per line "
@@ -82,7 +82,7 @@ class DetectActivities(Tool):
     requires = ("activity",)
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        timestamp: str = Field(description=RANGE_HELP)
 
     Result = ActivitiesResult
 

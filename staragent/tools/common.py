@@ -7,6 +7,8 @@ from pydantic import BaseModel, Field
 
 from ..timecodes import format_range
 
+RANGE_HELP = 'time range, e.g. "00:01:30-00:02:00" (also "1:30-2:00" or "90-120" in seconds)'
+
 
 class Span(BaseModel):
     """Where in the video something is: ``timestamp`` for people, ``start``/``end`` in seconds."""

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
-from .common import Span, frames_between, span
+from .common import RANGE_HELP, Span, frames_between, span
 
 UNKNOWN = "unknown"
 
@@ -49,7 +49,7 @@ class DetectFaces(Tool):
     requires = ("faces",)
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        timestamp: str = Field(description=RANGE_HELP)
 
     Result = FacesResult
 

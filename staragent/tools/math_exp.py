@@ -17,7 +17,7 @@ from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
 from .calculator import format_number, normalize_expression
-from .common import Span, span
+from .common import RANGE_HELP, Span, span
 
 MAX_NODES = 120
 MAX_EXPONENT = 100
@@ -197,7 +197,7 @@ class ExtractMathExp(Tool):
     )
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        timestamp: str = Field(description=RANGE_HELP)
         language: str | None = Field(None, description="language of the slides, e.g. 'de' (decimal commas are read as points)")
 
     Result = MathResult

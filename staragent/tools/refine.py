@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from ..errors import ToolError
 from ..schema import Evidence
 from .base import Tool, ToolContext, ToolResult
-from .common import Span, span
+from .common import RANGE_HELP, Span, span
 
 MAX_QUESTION_CHARS = 1000
 
@@ -29,15 +29,18 @@ class Refinement(Span, ToolResult):
 
 
 class RangeQuestion(BaseModel):
-    timestamp: str = Field(description='time range, e.g. "00:12:00-00:12:30"')
+    timestamp: str = Field(description=RANGE_HELP)
     question: str | None = Field(None, description="what to find out about the range (omit for a description)")
 
 
-def _question(args: RangeQuestion) -> str | None:
+def _read(ctx: ToolContext, args: RangeQuestion):
+    """The index, the range in seconds and the question (None when there is none)."""
+    index = ctx.require_index()
+    start, end = ctx.time_range(args.timestamp)
     question = (args.question or "").strip() or None
     if question and len(question) > MAX_QUESTION_CHARS:
         raise ToolError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
-    return question
+    return index, start, end, question
 
 
 class RefineVideo(Tool):
@@ -52,9 +55,7 @@ class RefineVideo(Tool):
     Result = Refinement
 
     def run(self, ctx: ToolContext, args: RangeQuestion) -> Refinement:
-        index = ctx.require_index()
-        start, end = ctx.time_range(args.timestamp)
-        question = _question(args)
+        index, start, end, question = _read(ctx, args)
         vlm = ctx.expert("vlm", self.name)
         seen = vlm.refine(index.video_path, start, end, question)
         return Refinement(
@@ -73,9 +74,7 @@ class RefineAudio(Tool):
     Result = Refinement
 
     def run(self, ctx: ToolContext, args: RangeQuestion) -> Refinement:
-        index = ctx.require_index()
-        start, end = ctx.time_range(args.timestamp)
-        question = _question(args)
+        index, start, end, question = _read(ctx, args)
         if not index.has_audio:
             raise ToolError("refine_audio cannot listen: the video has no audio track")
         model = ctx.expert("audio_lm", self.name)

@@ -8,6 +8,7 @@ from ..languages import language_name, parse_language
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
+from .common import RANGE_HELP
 
 
 class FrameText(BaseModel):
@@ -49,7 +50,7 @@ class ExtractSceneText(Tool):
     )
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        timestamp: str = Field(description=RANGE_HELP)
         language: str | None = Field(None, description="language of the text, e.g. 'de' (optional)")
 
     Result = SceneTextResult

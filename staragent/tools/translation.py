@@ -17,7 +17,7 @@ from ..languages import language_name, parse_language
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
-from .common import Span, ask_chat, span
+from .common import RANGE_HELP, Span, ask_chat, span
 
 MAX_TEXT_CHARS = 5000
 
@@ -137,7 +137,7 @@ class TranslateSpeech(Tool):
     requires = ("translator",)
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        timestamp: str = Field(description=RANGE_HELP)
         from_lang: str = Field("auto", description="language spoken, e.g. 'fr' ('auto' if unknown)")
         to_lang: str = Field(description="language to translate into, e.g. 'en'")
 
