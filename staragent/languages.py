@@ -98,6 +98,17 @@ def _region_tagged(lower: str) -> str | None:
     return None
 
 
+def known_language(values) -> str | None:
+    """The code of the first of ``values`` (names or codes, None allowed) that is a known language."""
+    for value in values:
+        try:
+            if code := parse_language(value, allow_auto=True):
+                return code
+        except InputError:
+            continue
+    return None
+
+
 def language_name(code: str) -> str:
     return LANGUAGES[code][0] if code in LANGUAGES else code
 

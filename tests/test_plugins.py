@@ -5,6 +5,7 @@ by the CLI, and called by the agent. Also the ``staragent tools`` commands."""
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +25,10 @@ PLUGIN = ROOT / "examples" / "staragent-word-count"
 def plugin_path(tmp_path_factory):
     """The example plug-in, pip-installed into a folder that is then put on the path."""
     target = tmp_path_factory.mktemp("plugin-site")
+    source = tmp_path_factory.mktemp("plugin-source") / PLUGIN.name
+    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))  # builds leave files behind
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-compile", "--target", str(target), str(PLUGIN)],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-compile", "--target", str(target), str(source)],
         check=True, capture_output=True, timeout=300, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
     )
     assert list(target.glob("staragent_word_count-*.dist-info/entry_points.txt"))

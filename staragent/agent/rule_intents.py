@@ -126,7 +126,8 @@ def _translate(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
         return calls
     if TEXT in tools and not turn.called(TEXT):
         return [_call(TEXT, timestamp=clock_range(*span))]
-    texts = ((_last(turn, TEXT) or Step("", {}, None, [], None)).result or {}).get("texts") or []
+    scene = _last(turn, TEXT)
+    texts = ((scene.result or {}).get("texts") or []) if scene else []
     if texts and TRANSLATE_TEXT in tools and not turn.called(TRANSLATE_TEXT):
         return [_call(TRANSLATE_TEXT, text="\n".join(texts[:12]), from_lang="auto", to_lang=intent.language)]
     return []

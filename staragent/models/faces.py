@@ -65,20 +65,25 @@ class OpenCvFaces:
 
         self._cv2 = cv2
         detector = _required_file(detector, "face detector (YuNet)", "toolset.faces.detector")
-        try:
-            self._detector = cv2.FaceDetectorYN.create(str(detector), "", (320, 320), score_threshold, 0.3, 100)
-        except cv2.error as exc:
-            raise ModelUnavailable(f"OpenCV cannot load the face detector {detector}: {exc}") from None
+        self._detector = self._create(cv2.FaceDetectorYN.create, detector, "face detector", (320, 320), score_threshold, 0.3, 100)
         self._recognizer = None
         if recognizer is not None:
             recognizer = _required_file(recognizer, "face recognizer (SFace)", "toolset.faces.recognizer")
-            try:
-                self._recognizer = cv2.FaceRecognizerSF.create(str(recognizer), "")
-            except cv2.error as exc:
-                raise ModelUnavailable(f"OpenCV cannot load the face recognizer {recognizer}: {exc}") from None
+            self._recognizer = self._create(cv2.FaceRecognizerSF.create, recognizer, "face recognizer")
         self.match_threshold = match_threshold
         self.gallery = self._load_gallery(Path(gallery).expanduser()) if gallery and self._recognizer is not None else []
         self.name = "opencv-yunet" + ("+sface" if self._recognizer is not None else "")
+
+    def _create(self, factory, path: Path, what: str, *options):
+        cv2 = self._cv2
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)  # OpenCV 5 warns about DNN targets it ignores
+        try:
+            return factory(str(path), "", *options)
+        except cv2.error as exc:
+            raise ModelUnavailable(f"OpenCV cannot load the {what} {path}: {exc}") from None
+        finally:
+            cv2.utils.logging.setLogLevel(level)
 
     def _load_gallery(self, folder: Path) -> list[GalleryFace]:
         if not folder.is_dir():

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..errors import InputError
-from ..languages import language_name, parse_language
+from ..languages import known_language, language_name, parse_language
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
@@ -54,7 +53,7 @@ class TranscribeSpeech(Tool):
         lines = index.speech_between(start, end)
         source = index.stage_info("speech").get("source", "unknown")
         note = None
-        recorded = _language_of(lines)
+        recorded = known_language(x.language for x in lines)
         if lines and wanted and recorded and recorded != wanted:
             # The index heard another language: listen again with the refinement recogniser if there is one.
             whisper = ctx.optional_expert("asr_refine") if index.has_audio else None
@@ -71,13 +70,3 @@ class TranscribeSpeech(Tool):
             timestamp=format_range(start, end), transcript=" ".join(x.text for x in lines), lines=out, source=source, note=note
         )
 
-
-def _language_of(lines) -> str | None:
-    """The language recorded for the lines, when it is a known one."""
-    for line in lines:
-        if line.language:
-            try:
-                return parse_language(line.language, allow_auto=True)
-            except InputError:
-                return None
-    return None

@@ -12,8 +12,8 @@ import json
 
 from pydantic import BaseModel, Field
 
-from ..errors import InputError, ModelUnavailable, ToolError
-from ..languages import language_name, parse_language
+from ..errors import ModelUnavailable, ToolError
+from ..languages import known_language, language_name, parse_language
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
@@ -39,34 +39,24 @@ def _llm_translate(chat, texts: list[str], source: str | None, target: str) -> l
 
 
 def translate_texts(ctx: ToolContext, texts: list[str], source: str | None, target: str, needed_by: str) -> tuple[list[str], str]:
-    """Translations of ``texts`` and the name of the model that made them."""
+    """Translations of ``texts`` and the name of the model that made them: the translation model,
+    else the chat model, else the error that says what is missing."""
     if source == target:
         return list(texts), "none (same language)"
-    problem = None
-    translator = ctx.optional_expert("translator")
+    try:
+        translator = ctx.expert("translator", needed_by)
+    except ToolError as missing:
+        translator, problem = None, missing
     if translator is not None:
         try:
             return translator.translate(texts, source, target), translator.name
         except ModelUnavailable as exc:  # loaded, but it does not cover this pair
-            problem = str(exc)
+            where = f"{language_name(source) if source else 'an unknown language'} to {language_name(target)}"
+            problem = ToolError(f"{needed_by} cannot translate {where}: {exc}")
     chat = ctx.optional_expert("chat")
     if chat is not None:
         return _llm_translate(chat, texts, source, target), "chat"
-    if problem:
-        raise ToolError(f"{needed_by} cannot translate {language_name(source) if source else 'an unknown language'} to {language_name(target)}: {problem}")
-    ctx.expert("translator", needed_by)  # raises the error that names the missing model
-    raise AssertionError("unreachable")
-
-
-def _recorded_language(lines) -> str | None:
-    """The language the recogniser or subtitle file gave the lines, when it is a known one."""
-    for line in lines:
-        try:
-            if code := parse_language(line.language, allow_auto=True):
-                return code
-        except InputError:
-            continue
-    return None
+    raise problem
 
 
 class TranslatedText(ToolResult):
@@ -157,7 +147,7 @@ class TranslateSpeech(Tool):
         if not spoken:
             note = "nobody speaks in this range" if index.has_audio else "the video has no audio track and no subtitles here"
             return SpeechTranslation(**common, translated_transcript="", lines=[], method="none", note=note)
-        source = source or _recorded_language(spoken)
+        source = source or known_language(x.language for x in spoken)
         translated, model = translate_texts(ctx, [x.text for x in spoken], source, target, self.name)
         lines = [TranslatedLine(**span(x.start, x.end), text=t, original=x.text) for x, t in zip(spoken, translated)]
         common["from_lang"] = source
