@@ -25,6 +25,14 @@ def _isolated_config(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("STARAGENT_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
 
 
+@pytest.fixture(scope="session")
+def registry():
+    """The built-in tools (no plug-ins)."""
+    from staragent.tools import ToolRegistry
+
+    return ToolRegistry.discover(plugins=False)
+
+
 @pytest.fixture
 def settings(tmp_path):
     from staragent.config import load_settings

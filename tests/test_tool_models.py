@@ -20,15 +20,10 @@ from staragent.models.detection import suppress_overlaps
 from staragent.models.interfaces import AudioRefiner, Detection, RefinedText, SpeechRecognizer, VideoRefiner
 from staragent.models.pool import ModelPool, ModelSpec
 from staragent.records import SpeechLine
-from staragent.tools import ToolContext, ToolRegistry
+from staragent.tools import ToolContext
 from staragent.tools.activities import merge_runs, parse_listing
 
 ACTIONS = ["dancing", "cooking", "juggling"]
-
-
-@pytest.fixture(scope="module")
-def registry():
-    return ToolRegistry.discover(plugins=False)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from staragent.errors import InputError, TimeFormatError, ToolError
 from staragent.languages import parse_language
-from staragent.tools import ToolContext, ToolRegistry
+from staragent.tools import ToolContext
 from staragent.tools.math_exp import read_math
 from staragent.tools.memory import ConversationMemory
 
@@ -16,11 +16,6 @@ ALL_TOOLS = {
     "web_search", "detect_audio_events", "execute_code", "detect_activities", "summarize_segment", "detect_faces",
     "cross_modal_search", "memory_tool", "translate_speech", "translate_text", "refine_video", "refine_audio",
 }
-
-
-@pytest.fixture(scope="module")
-def registry():
-    return ToolRegistry.discover(plugins=False)
 
 
 @pytest.fixture

@@ -28,12 +28,11 @@ def _last(turn: Turn, name: str) -> Step | None:
     return steps[-1] if steps else None
 
 
-def _problem(turn: Turn, name: str, tools: set[str], missing: str) -> str | None:
-    """Why ``name`` gave nothing: its error, or that it is not offered here."""
-    step = _last(turn, name)
-    if step is not None:
-        return step.error
-    return None if name in tools else missing
+def _why_not(step: Step | None, missing: str) -> str | None:
+    """None when the step worked; else its error, or ``missing`` when it never ran."""
+    if step is None:
+        return missing
+    return step.error
 
 
 def _span(turn: Turn) -> tuple[float, float] | None:
@@ -177,7 +176,7 @@ def _quote(text: str) -> str:
     return "“" + re.sub(r"\s*\n\s*", " / ", text.strip()) + "”"
 
 
-def _memory_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[Evidence]]:
+def _memory_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     step = _last(turn, MEMORY)
     if step is None:
         return "I have no memory tool in this conversation, so I cannot keep or recall notes.", []
@@ -199,12 +198,11 @@ def _originals(turn: Turn) -> list[Evidence]:
     return [e for e in _turn_evidence(turn) if e.source in (SPEECH, TEXT)]
 
 
-def _translate_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[Evidence]]:
+def _translate_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     target = language_name(intent.language or "en")
     if intent.source == "text":
         step = _last(turn, TRANSLATE_TEXT)
-        if step is None or step.error:
-            why = step.error if step else "no translation tool is available in this conversation"
+        if why := _why_not(step, "no translation tool is available in this conversation"):
             return f"I cannot translate {_quote(intent.text)} here: {why}.", []
         return f"In {target}: {_quote(step.result['translated_text'])} (from {_quote(intent.text)}).", []
     if intent.source == "speech":
@@ -215,7 +213,7 @@ def _translate_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str,
                 return f"Nobody speaks in {step.result.get('timestamp')}, so there is nothing to translate.", []
             said = " ".join(f"At {x['timestamp']}: {_quote(x['text'])}" + (f" (said: {_quote(x['original'])})" if x.get("original") else "") + "." for x in lines)
             return f"Translated into {target}: {said}", step.evidence
-        why = _problem(turn, TRANSLATE_SPEECH, tools, "no translation tool is available in this conversation")
+        why = _why_not(step, "no translation tool is available in this conversation")
         heard = [e for e in _originals(turn) if e.modality == "speech"]
         if not heard:
             return f"I found no speech to translate. {why or ''}".strip(), []
@@ -227,17 +225,15 @@ def _translate_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str,
     where = format_range(min(e.start for e in shown), max(e.end for e in shown))
     original = " / ".join(dict.fromkeys(e.text for e in shown))
     step = _last(turn, TRANSLATE_TEXT)
-    if step is None or step.error:
-        why = _problem(turn, TRANSLATE_TEXT, tools, "no translation tool is available in this conversation")
+    if why := _why_not(step, "no translation tool is available in this conversation"):
         return f"On screen at {where}: {_quote(original)}. I cannot translate it into {target} here: {why}.", shown
     return f"On screen at {where}: {_quote(original)}, in {target}: {_quote(step.result['translated_text'])}.", shown
 
 
-def _count_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[Evidence]]:
+def _count_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     step = _last(turn, COUNT)
     what = singular(intent.text)
-    if step is None or step.error:
-        why = step.error if step else "no object-counting tool is available in this conversation (the offline profile has no object detector)"
+    if why := _why_not(step, "no object-counting tool is available in this conversation (the offline profile has no object detector)"):
         return f"I cannot count {intent.text} here: {why}.", []
     result = step.result
     if not result["count"]:
@@ -246,10 +242,9 @@ def _count_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, lis
             f"(the most at {result['peak_timestamp']}; counted frame by frame)."), step.evidence
 
 
-def _math_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[Evidence]]:
+def _math_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     step = _last(turn, MATH)
-    if step is None or step.error:
-        why = step.error if step else "no tool for reading maths is available in this conversation"
+    if why := _why_not(step, "no tool for reading maths is available in this conversation"):
         return f"I could not read the maths on screen: {why}.", []
     found = step.result.get("expressions") or []
     if not found:
@@ -267,10 +262,9 @@ def _math_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list
     return " ".join(parts), step.evidence
 
 
-def _web_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[Evidence]]:
+def _web_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     step = _last(turn, WEB)
-    if step is None or step.error:
-        why = step.error if step else "web search is not available in this conversation"
+    if why := _why_not(step, "web search is not available in this conversation"):
         return f"I could not search the web: {why}.", []
     pages = step.result.get("results") or []
     if not pages:
@@ -279,10 +273,9 @@ def _web_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[
     return f"From the web (unverified, as found): {listed}", []
 
 
-def _summary_answer(turn: Turn, intent: Intent, tools: set[str]) -> tuple[str, list[Evidence]]:
+def _summary_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     step = _last(turn, SUMMARY)
-    if step is None or step.error:
-        why = step.error if step else "no summarising tool is available in this conversation"
+    if why := _why_not(step, "no summarising tool is available in this conversation"):
         return f"I could not summarise: {why}.", []
     result = step.result
     if not result.get("summary"):
@@ -294,6 +287,7 @@ ANSWERS = {"remember": _memory_answer, "recall": _memory_answer, "forget": _memo
            "count": _count_answer, "math": _math_answer, "web": _web_answer, "summarize": _summary_answer}
 
 
-def intent_answer(turn: Turn, tools: set[str]) -> tuple[str, list[Evidence]] | None:
+def intent_answer(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """The answer to a question with an intent, or None without one."""
     intent = turn.question.intent
-    return None if intent is None else ANSWERS[intent.kind](turn, intent, tools)
+    return None if intent is None else ANSWERS[intent.kind](turn, intent)

@@ -352,10 +352,10 @@ def _sentence(group: list[Evidence]) -> str:
     return f"{WHERE.get(e.modality, 'Found')} at {format_range(e.start, e.end)}: {quoted}{end}"
 
 
-def compose_answer(turn: Turn, offline_visual: bool, tools: set[str] = frozenset()) -> tuple[str, list[Evidence]]:
+def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence]]:
     from .rule_intents import intent_answer
 
-    if (answered := intent_answer(turn, tools)) is not None:
+    if (answered := intent_answer(turn)) is not None:
         return answered
     q = turn.question
     cited = choose_evidence(turn)
@@ -406,6 +406,6 @@ class RulePlanner(BaseChatModel):
         if calls:
             message = AIMessage(content="", tool_calls=calls)
         else:
-            text, cited = compose_answer(turn, self.offline_visual, set(self.tool_names))
+            text, cited = compose_answer(turn, self.offline_visual)
             message = AIMessage(content=text, response_metadata={"evidence": [e.model_dump() for e in cited]})
         return ChatResult(generations=[ChatGeneration(message=message)])
