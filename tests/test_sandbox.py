@@ -1,8 +1,12 @@
 """execute_code's sandbox is a security boundary: each test tries to break one of its limits and
 checks that the limit held. Every test runs with each confinement method that works here."""
 
+import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -171,3 +175,52 @@ def test_refusal_when_no_sandbox_works(monkeypatch, tmp_path):
     registry = ToolRegistry.discover(plugins=False)
     assert "no sandbox works here" in registry.get("execute_code").unavailable_reason(settings)
     assert "execute_code" not in [t.name for t in registry.select(None, settings)]
+
+
+NOBODY_SCRIPT = """
+import json, sys
+from staragent.sandbox import Limits, run_code
+limits = Limits(wall_seconds=6, cpu_seconds=2, memory_mb=256, max_processes=16, workdir_mb=10)
+writes = run_code(
+    "for p in ['/tmp/x', '/dev/shm/x', '/home/x', 'ok.txt']:\\n"
+    "    try:\\n        open(p, 'w').write('1'); print('WROTE', p)\\n"
+    "    except OSError as e:\\n        print('refused', p)\\n"
+    "import os; print('uid', os.getuid())", "python", None, limits)
+bomb = run_code("import os\\nwhile True:\\n    os.fork()", "python", None, limits)
+net = run_code("import socket\\ntry:\\n    socket.create_connection(('1.1.1.1', 53), timeout=2); print('CONNECTED')\\nexcept OSError:\\n    print('blocked')", "python", None, limits)
+print(json.dumps({"method": writes.sandbox, "writes": writes.stdout, "files": writes.files, "bomb": bomb.limit, "net": net.stdout}))
+"""
+
+
+def _python_for_nobody() -> str | None:
+    """An interpreter of our Python version that an ordinary user may run (ours may sit in /root)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for candidate in (sys.executable, shutil.which(version), f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
+        if candidate and os.path.exists(candidate):
+            # The interpreter's real path must be reachable for that user (a bind mount needs it), not just runnable.
+            check = "import os, sys; sys.exit(not os.path.exists(os.path.realpath(sys.executable)))"
+            probe = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", candidate, "-c", check], capture_output=True)
+            if probe.returncode == 0:
+                return candidate
+    return None
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv") or sandbox_runner.probe("bwrap") is not None,
+                    reason="needs root (to become an ordinary user), setpriv and a working bubblewrap")
+def test_an_ordinary_user_gets_the_same_confinement_through_bubblewrap():
+    python = _python_for_nobody()
+    if python is None:
+        pytest.skip("no Python interpreter that an ordinary user may run")
+    import pydantic
+
+    paths = [str(Path(__file__).parent.parent), str(Path(pydantic.__file__).parent.parent)]
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": os.pathsep.join(paths)}
+    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", NOBODY_SCRIPT],
+                          capture_output=True, text=True, env=env, timeout=120, cwd="/")
+    if done.returncode != 0 and "ModuleNotFoundError" in done.stderr:
+        pytest.skip(f"staragent's dependencies are not readable by an ordinary user: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["method"] == "bwrap"
+    assert "WROTE ok.txt" in report["writes"] and report["writes"].count("refused") == 3 and report["files"] == ["ok.txt"]
+    assert report["bomb"] == "processes" and report["net"] == "blocked\n"

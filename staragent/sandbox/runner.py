@@ -121,7 +121,9 @@ def _command(method: str, config: dict) -> list[str]:
                 cmd += ["--perms", "0755", "--dir", parent]
             cmd += ["--ro-bind", kept, kept]
     workdir = ["--size", str(config["workdir_mb"] * 1024 * 1024), "--perms", workdir_mode, "--tmpfs", config["workdir"]]
-    return [*cmd, *workdir, "--clearenv", "--", *launcher]
+    # The covers bwrap made are writable tmpfs mounts: freeze them, so the work directory stays the only place to write.
+    frozen = [arg for path in ["/tmp", "/dev/shm", *(h for h in config["hide"] if os.path.isdir(h))] for arg in ("--remount-ro", path)]
+    return [*cmd, *workdir, *frozen, "--clearenv", "--", *launcher]
 
 
 def _interpreter(python: str | None) -> list[str]:
