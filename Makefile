@@ -15,12 +15,17 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # espeak-ng speaks the sample videos' narration; without it they use a synthetic voice-like sound.
+# bubblewrap lets execute_code's sandbox work for users other than root (root uses unshare).
 system-deps:
 	@command -v espeak-ng >/dev/null 2>&1 || { \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	    (apt-get install -y -q espeak-ng >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q espeak-ng >/dev/null)) \
 	      || echo "note: could not install espeak-ng; sample videos will use synthetic speech"; \
 	  else echo "note: espeak-ng is not installed (sudo apt-get install espeak-ng); sample videos will use synthetic speech"; fi; }
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    apt-get install -y -q bubblewrap >/dev/null 2>&1 || echo "note: could not install bubblewrap; execute_code uses unshare"; \
+	  else echo "note: bubblewrap is not installed (sudo apt-get install bubblewrap); execute_code needs it unless run as root"; fi; }
 
 demo: venv system-deps
 	$(BIN)/staragent demo
@@ -32,7 +37,7 @@ bench: venv system-deps
 	$(BIN)/python benchmarks/run.py
 
 lint: venv
-	$(BIN)/ruff check staragent tests benchmarks
+	$(BIN)/ruff check staragent tests benchmarks examples
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache

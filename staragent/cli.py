@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -250,6 +251,91 @@ def doctor(ctx, as_json):
     report = diagnose(_settings(ctx))
     click.echo(json.dumps(report, indent=2) if as_json else render_text(report))
     ctx.exit(0 if report["ready"] else 1)
+
+
+@main.group()
+def tools():
+    """List the agent's tools, show their schemas, call one directly."""
+
+
+def _registry():
+    from .tools import ToolRegistry
+
+    return ToolRegistry.discover()
+
+
+@tools.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@click.pass_context
+def tools_list(ctx, as_json):
+    """Every tool: built-in and plug-in, what it needs, whether it can run here."""
+    settings = _settings(ctx)
+    registry = _registry()
+    rows = []
+    for name in registry.names():
+        tool = registry.get(name)
+        rows.append({
+            "name": name, "origin": registry.origins[name], "requires": list(tool.requires), "needs_video": tool.needs_video,
+            "unavailable": tool.unavailable_reason(settings), "description": tool.description,
+        })
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        needs = f" [needs {', '.join(r['requires'])}]" if r["requires"] else ""
+        origin = "" if r["origin"] == "built-in" else f" ({r['origin']})"
+        summary = re.split(r"(?<=[.!?])\s+(?=[A-Z])", r["description"])[0].rstrip(".")
+        click.echo(f"{r['name']:<{width}}  {summary}{needs}{origin}")
+        if r["unavailable"]:
+            click.echo(f"{'':<{width}}  not offered here: {r['unavailable']}")
+
+
+@tools.command("show")
+@click.argument("name")
+def tools_show(name):
+    """The schema of tool NAME: what the planner sees, and the shape of its result."""
+    registry = _registry()
+    tool = registry.get(name)
+    spec = tool.schema()["function"]
+    result = tool.Result.model_json_schema()
+    click.echo(json.dumps({**spec, "origin": registry.origins[name], "requires": list(tool.requires), "needs_video": tool.needs_video,
+                           "result": result}, ensure_ascii=False, indent=2))
+
+
+@tools.command("run")
+@click.argument("name")
+@click.option("--args", "raw_args", default="{}", show_default=True, help="The tool's arguments as a JSON object.")
+@click.option("--video", type=click.Path(path_type=Path), help="The video the tool works on (indexed first when needed).")
+@click.option("--json", "as_json", is_flag=True, help="Print only the result as JSON.")
+@_index_options
+@click.pass_context
+def tools_run(ctx, name, raw_args, video, as_json, allow_silent, no_subtitles):
+    """Call tool NAME directly, e.g. `staragent tools run transcribe_speech --args '{"timestamp": "0:10-0:20"}' --video talk.mp4`."""
+    from .errors import InputError
+    from .models.pool import ModelPool
+    from .tools import ToolContext
+
+    try:
+        args = json.loads(raw_args)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--args is not valid JSON ({exc.msg} at character {exc.pos}); write an object such as '{{\"timestamp\": \"0:10-0:20\"}}'") from None
+    if not isinstance(args, dict):
+        raise InputError("--args must be a JSON object, e.g. '{\"query\": \"price\"}'")
+    tool = _registry().get(name)
+    if tool.needs_video and video is None:
+        raise InputError(f"{name} works on a video: pass --video VIDEO")
+    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    pool = ModelPool(settings)
+    index = None
+    if video is not None:
+        from .index.builder import build_index
+
+        index = build_index(video, settings, pool, report=None if ctx.meta["quiet"] else _report)
+    result = tool(ToolContext(settings=settings, models=pool, index=index), args)
+    if not as_json:
+        click.echo(result.summary(), err=True)
+    click.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
 
 
 def _mount_bench() -> None:

@@ -117,6 +117,90 @@ class PlannerSettings(BaseModel):
     thinking: bool = Field(False, description="let a local Qwen3 reason in <think> blocks before it acts (slower)")
 
 
+class DetectorSettings(BaseModel):
+    """Open-vocabulary object detection (object_detection, count_objects)."""
+
+    model: str | None = Field(
+        None, description="Hugging Face id or local path of an OWLv2 / OWL-ViT / Grounding DINO checkpoint (None: the profile's default)"
+    )
+    threshold: float = Field(0.2, ge=0, le=1, description="lowest detection score kept")
+    nms_iou: float = Field(0.5, gt=0, le=1, description="boxes of one label overlapping more than this are merged")
+    max_frames: int = Field(8, ge=1, description="most frames examined per time range")
+
+
+class FaceSettings(BaseModel):
+    """Face detection (OpenCV YuNet) and recognition (OpenCV SFace) against a gallery of named faces."""
+
+    detector: Path | None = Field(None, description="YuNet ONNX file (face_detection_yunet_*.onnx)")
+    recognizer: Path | None = Field(None, description="SFace ONNX file (face_recognition_sface_*.onnx); without it faces stay unnamed")
+    gallery: Path | None = Field(
+        None, description="folder of face images named after the person (alice.jpg or alice/*.jpg); roles.json maps names to roles"
+    )
+    score_threshold: float = Field(0.6, ge=0, le=1, description="lowest face-detection score kept")
+    match_threshold: float = Field(0.363, ge=-1, le=1, description="lowest cosine similarity that names a face")
+    max_frames: int = Field(8, ge=1)
+
+
+class TranslationSettings(BaseModel):
+    """Machine translation of text (translate_text, and translate_speech when Whisper cannot do it)."""
+
+    models: dict[str, str] = Field(
+        default_factory=dict, description='per language pair, e.g. {"fr-en": "Helsinki-NLP/opus-mt-fr-en"}'
+    )
+    multilingual: str | None = Field(
+        None, description="one model for every pair (NLLB, M2M100 or mBART-50); None: the profile's default"
+    )
+    max_new_tokens: int = Field(256, ge=1)
+
+
+class ActivitySettings(BaseModel):
+    """Action recognition (detect_activities): a video classifier, else the VLM."""
+
+    model: str | None = Field(None, description="a transformers video classifier, e.g. MCG-NJU/videomae-base-finetuned-kinetics")
+    clip_seconds: float = Field(8.0, gt=0, description="length of each clip that is classified")
+    max_clips: int = Field(8, ge=1)
+    top_k: int = Field(3, ge=1)
+    threshold: float = Field(0.15, ge=0, le=1, description="lowest class probability reported")
+
+
+class SandboxSettings(BaseModel):
+    """Limits of execute_code's sandbox. Code runs in fresh namespaces (no network), read-only
+    everywhere but a throw-away directory, as an unprivileged user, under these limits."""
+
+    method: Literal["auto", "unshare", "bwrap"] = Field("auto", description="unshare needs root; bwrap works for other users")
+    wall_seconds: float = Field(10.0, gt=0, le=600)
+    cpu_seconds: int = Field(10, ge=1, le=600)
+    memory_mb: int = Field(512, ge=64, description="address-space limit of every process")
+    max_processes: int = Field(32, ge=1)
+    max_output_bytes: int = Field(64_000, ge=1024, description="stdout and stderr are each cut at this size")
+    max_file_mb: int = Field(16, ge=1, description="largest file the code may write")
+    workdir_mb: int = Field(64, ge=1, description="size of the throw-away working directory (a tmpfs, so it uses memory)")
+    python: str | None = Field(None, description="interpreter for Python code (default: the one running staragent)")
+    shell: bool = Field(True, description="offer bash as well as Python")
+    hide: list[str] = Field(default_factory=lambda: ["/root", "/home"], description="folders replaced by an empty one")
+
+
+class WebSettings(BaseModel):
+    enabled: bool = Field(True, description="offer web_search (it needs network access)")
+    timeout: float = Field(10.0, gt=0)
+    region: str = Field("wt-wt", description="DuckDuckGo region code")
+    max_results: int = Field(10, ge=1, le=50)
+
+
+class ToolsetSettings(BaseModel):
+    """Settings of the agent's tools and of the expert models only tools use."""
+
+    detector: DetectorSettings = Field(default_factory=DetectorSettings)
+    faces: FaceSettings = Field(default_factory=FaceSettings)
+    translation: TranslationSettings = Field(default_factory=TranslationSettings)
+    activity: ActivitySettings = Field(default_factory=ActivitySettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    summary_method: Literal["auto", "extractive", "llm", "vlm"] = Field(
+        "auto", description="summarize_segment: auto uses the chat model, else the VLM, else picks sentences"
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="STARAGENT_", env_nested_delimiter="__", extra="ignore")
 
@@ -130,6 +214,7 @@ class Settings(BaseSettings):
     index: IndexSettings = Field(default_factory=IndexSettings)
     models: ModelSettings = Field(default_factory=ModelSettings)
     planner: PlannerSettings = Field(default_factory=PlannerSettings)
+    toolset: ToolsetSettings = Field(default_factory=ToolsetSettings)
 
     @classmethod
     def settings_customise_sources(

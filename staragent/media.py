@@ -331,3 +331,17 @@ def read_subtitle_stream(path: str | Path, stream_index: int | None = None) -> l
             dur = float(packet.duration * packet.time_base) if packet.duration else 2.0
             cues.append((start, start + dur, text))
         return cues
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A still image (JPEG, PNG, WebP, ...) as an RGB array."""
+    from PIL import Image, UnidentifiedImageError
+
+    path = Path(path)
+    try:
+        with Image.open(path) as image:
+            return np.asarray(image.convert("RGB"))
+    except FileNotFoundError:
+        raise MediaError(f"no such image: {path}") from None
+    except (UnidentifiedImageError, OSError) as exc:
+        raise MediaError(f"{path} is not an image that can be read ({exc})") from None

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from media_factory import conference_video  # noqa: E402
+from media_factory import conference_video, lecture_video  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -23,6 +23,14 @@ def _isolated_config(monkeypatch, tmp_path_factory):
         if key.startswith("STARAGENT_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("STARAGENT_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
+
+
+@pytest.fixture(scope="session")
+def registry():
+    """The built-in tools (no plug-ins)."""
+    from staragent.tools import ToolRegistry
+
+    return ToolRegistry.discover(plugins=False)
 
 
 @pytest.fixture
@@ -82,3 +90,17 @@ def agent(session_cache, foreign_index):
 
     with VideoAgent(load_settings(cache_dir=session_cache, progress=False)) as a:
         yield a
+
+
+@pytest.fixture(scope="session")
+def lecture(tmp_path_factory):
+    """An 18-second video: maths on a slide, a French sign and narration, then three drawn faces."""
+    return lecture_video(tmp_path_factory.mktemp("lecture") / "lecture.mp4", subtitles="srt")
+
+
+@pytest.fixture(scope="session")
+def lecture_index(lecture, session_cache):
+    from staragent.config import load_settings
+    from staragent.index.builder import build_index
+
+    return build_index(lecture.path, load_settings(cache_dir=session_cache, progress=False))

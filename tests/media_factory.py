@@ -4,6 +4,7 @@ videos "nobody here made": other codecs, fonts, containers and subtitle formats.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ class Slide:
     lines: list[str]
     background: tuple[int, int, int] = (40, 40, 40)
     moving_box: bool = False
+    painter: Callable[[np.ndarray], None] | None = None  # draws more on the slide (BGR image)
 
 
 @dataclass
@@ -60,6 +62,8 @@ def _frames(slides: list[Slide], fps: int, size: tuple[int, int]):
         for i, line in enumerate(slide.lines):
             scale = 1.4 if i == 0 else 1.0
             cv2.putText(base, line, (30, 70 + 60 * i), cv2.FONT_HERSHEY_DUPLEX, scale, (255, 255, 255), 2, cv2.LINE_AA)
+        if slide.painter is not None:
+            slide.painter(base)
         count = int(round(slide.seconds * fps))
         for n in range(count):
             frame = base.copy()
@@ -223,4 +227,47 @@ def conference_video(path: Path, **kwargs) -> ForeignVideo:
         Cue(11.0, 14.5, "Our keynote speaker flew in from Nairobi this morning."),
         Cue(29.0, 33.0, "Attendance grew for the third year in a row."),
     ]
+    return make_video(path, slides, sounds, cues, **kwargs)
+
+
+SKIN_BGR = (140, 180, 230)
+FACE_MARKS = {  # what tells the drawn people apart (BGR colour, rows relative to the face centre)
+    "alice": ((200, 60, 30), -24, -6),  # blue glasses
+    "bob": ((40, 160, 40), 6, 20),  # green moustache
+    "carol": ((250, 250, 250), -6, 8),  # white cheeks
+}
+
+
+def draw_face(image: np.ndarray, centre: tuple[int, int], who: str, radius: int = 60) -> None:
+    """A face-like drawing: a skin-coloured disc with eyes and the mark of ``who`` (see FACE_MARKS)."""
+    import cv2
+
+    x, y = centre
+    cv2.circle(image, (x, y), radius, SKIN_BGR, -1, cv2.LINE_AA)
+    for dx in (-20, 20):
+        cv2.circle(image, (x + dx, y - 14), 4, (30, 30, 30), -1)
+    colour, top, bottom = FACE_MARKS[who]
+    cv2.rectangle(image, (x - 40, y + top), (x + 40, y + bottom), colour, -1)
+
+
+def face_image(who: str, size: int = 256) -> np.ndarray:
+    """A gallery photo: one face, centred on a dark background (RGB)."""
+    image = np.full((size, size, 3), (90, 30, 20), np.uint8)
+    draw_face(image, (size // 2 + 16, size // 2 + 16), who)  # on a cell centre, like the detector likes
+    return image[..., ::-1].copy()
+
+
+def lecture_video(path: Path, **kwargs) -> ForeignVideo:
+    """Maths on a slide, a French sign with French narration, then three faces (two known)."""
+    def faces(image):
+        for who, x in (("alice", 112), ("bob", 304), ("carol", 496)):
+            draw_face(image, (x, 208), who)
+
+    slides = [
+        Slide(6, ["Algebra", "Solve: 3x + 5 = 20", "Total = 249 + 129"], (60, 30, 20)),
+        Slide(6, ["Sortie de secours", "Bienvenue a Paris"], (70, 40, 20)),
+        Slide(6, [], (90, 30, 20), painter=faces),
+    ]
+    sounds = [Sound(6.5, 10.0, "speech")]
+    cues = [Cue(6.5, 10.0, "Bonjour tout le monde")]
     return make_video(path, slides, sounds, cues, **kwargs)

@@ -2,13 +2,8 @@ import pytest
 
 from staragent.errors import InputError, TimeFormatError, ToolError
 from staragent.index.search import _fuse, cross_modal_search, parse_modalities
-from staragent.tools import ToolContext, ToolRegistry
+from staragent.tools import ToolContext
 from staragent.tools.calculator import evaluate
-
-
-@pytest.fixture(scope="module")
-def registry():
-    return ToolRegistry.discover(plugins=False)
 
 
 @pytest.fixture

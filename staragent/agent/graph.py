@@ -8,6 +8,7 @@ again without tools, so it has to answer.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -24,6 +25,8 @@ from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
 from staragent.schema import TrajectoryStep
+from staragent.tools.base import ToolContext
+from staragent.tools.memory import ConversationMemory
 
 log = logging.getLogger("staragent.agent")
 
@@ -69,12 +72,12 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     return {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
 
 
-def _run_tool(session: Session, name: str, args: dict) -> dict:
+def _run_tool(session: Session, ctx: ToolContext, name: str, args: dict) -> dict:
     tool = session.tools.get(name)
     try:
         if tool is None:
             raise ToolError(f"no tool named {name!r} is available; available: {', '.join(session.tools)}")
-        result = tool(session.tool_ctx, args)
+        result = tool(ctx, args)
     except StarAgentError as exc:
         return {"ok": False, "error": str(exc), "summary": f"error: {exc}", "content": json.dumps({"tool": name, "error": str(exc)})}
     except Exception as exc:  # a tool bug must not end the conversation; the planner sees the error
@@ -95,15 +98,21 @@ def _run_tool(session: Session, name: str, args: dict) -> dict:
 def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     session = runtime.context.resolve()
     memory = state.get("tool_memory") or {}
+    # The conversation's notes travel in the graph state, so the checkpointer keeps them with the chat.
+    notes = ConversationMemory(state.get("notes"))
+    ctx = dataclasses.replace(session.tool_ctx, memory=notes)
     messages, trajectory, evidence, remembered = [], [], [], {}
     for call in state["messages"][-1].tool_calls:
         key = call_key(call["name"], call["args"])
-        stored = memory.get(key) or remembered.get(key)
+        tool = session.tools.get(call["name"])
+        cacheable = tool is None or tool.cacheable
+        stored = (memory.get(key) or remembered.get(key)) if cacheable else None
         cached = stored is not None
         started = time.perf_counter()
         if stored is None:
-            stored = _run_tool(session, call["name"], call["args"])
-            remembered[key] = stored
+            stored = _run_tool(session, ctx, call["name"], call["args"])
+            if cacheable:
+                remembered[key] = stored
         latency = 0.0 if cached else time.perf_counter() - started
         messages.append(
             ToolMessage(
@@ -119,7 +128,10 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         )
         trajectory.append(step.model_dump())
         evidence.extend(stored.get("evidence", []))
-    return {"messages": messages, "trajectory": trajectory, "evidence": evidence, "tool_memory": remembered, "steps": state.get("steps", 0) + 1}
+    update = {"messages": messages, "trajectory": trajectory, "evidence": evidence, "tool_memory": remembered, "steps": state.get("steps", 0) + 1}
+    if notes.changed:
+        update["notes"] = notes.dump()
+    return update
 
 
 def route(state: AgentState) -> str:

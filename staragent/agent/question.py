@@ -1,13 +1,17 @@
 """Reading a question the way the offline planner needs it: what to search for, which modality the
 answer lives in, what kind of answer is wanted, whether it asks for arithmetic over several facts,
-whether it names a moment of the video, and whether it leans on the previous turn."""
+whether it names a moment of the video, whether it leans on the previous turn, and whether it
+plainly asks for one of the special tools (an ``Intent``: remember, recall, forget, translate,
+count, math, web, summarize)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from ..errors import InputError
 from ..index.text import STOPWORDS, tokenize
+from ..languages import parse_language
 from ..timecodes import parse_time
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
@@ -46,6 +50,17 @@ NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", 
 
 
 @dataclass
+class Intent:
+    """A request for a particular tool, with what that tool needs."""
+
+    kind: str  # remember | recall | forget | translate | count | math | web | summarize
+    text: str = ""  # the note, the text to translate, the object to count, the web query, the topic
+    language: str | None = None  # translate: the target language (ISO 639-1)
+    source: str = "speech"  # translate: what to translate (speech | ocr | text)
+    length: str = "medium"  # summarize
+
+
+@dataclass
 class Question:
     text: str
     keywords: list[str]
@@ -56,6 +71,7 @@ class Question:
     time_range: tuple[float, float] | None = None
     relation: str | None = None
     follow_up: bool = False
+    intent: Intent | None = None
 
     @property
     def topic(self) -> list[str]:
@@ -153,6 +169,66 @@ def _video_time(text: str) -> tuple[float, float] | None:
     return None
 
 
+_REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|make a note)(?:\s+(?:that|this))?\s*[:,]?\s+(?P<memo>.+?)\s*$", re.I)
+_RECALL = re.compile(
+    r"\bwhat (?:did|have) i (?:ask|asked|tell|told) you to (?:remember|note|keep)\b|\bwhat do you remember\b|"
+    r"\bwhat (?:notes|have you noted)\b|\bwhat(?:'s| is) in (?:your|the) memory\b|\bremind me what i (?:asked|told) you\b", re.I)
+_FORGET = re.compile(r"^\s*(?:please\s+)?(?:forget|delete the note|remove the note)(?:\s+(?:that|about))?\s*(?P<what>.*?)\s*[.!]?$", re.I)
+_TRANSLATE = re.compile(r"\btranslat(?:e|ion|ed)\b|\bwhat does (?:it|the \w+|that|this) (?:say|mean) in\b|\bin (?:english|french|german|spanish)\b", re.I)
+_TARGET = re.compile(r"\b(?:into|to|in)\s+([A-Za-z][a-z]+(?:\s*\(\w+\))?)", re.I)
+_QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,})[\"”'’]")
+_COUNT = re.compile(r"\bhow many\s+(?P<what>[a-z][a-z -]*?)\s+(?:are|is|were|can|could|do|does|did|appear|appears|show|shown)\b", re.I)
+_SEEN = re.compile(r"\b(?:see|seen|visible|appear|appears|on screen|on-screen|in (?:the|this) (?:frame|picture|image|shot|scene|video)|"
+                   r"on stage|standing|sitting|shown|walking)\b", re.I)
+_MATH = re.compile(r"\b(?:equation|equations|formula|formulas|expression|expressions|calculation|sum|maths?)\b.*\b(?:board|slide|screen|shown|written|displayed)\b|"
+                   r"\bsolve\b.*\b(?:equation|problem|board|slide|screen|shown)\b", re.I)
+_WEB_FOR = re.compile(r"\b(?:search|google|look)\s+(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+(?:for|up)\s+(?P<query>.+)", re.I)
+_WEB_ONLINE = re.compile(r"\b(?:search(?:\s+for)?|look\s+up|google|find)\s+(?P<query>.+?)\s+(?:online|on the (?:web|internet)|on google)\b", re.I)
+_SUMMARY = re.compile(r"\bsummari[sz]e\b|\bsummary\b|\bgist\b|\bin (?:a )?(?:few|two|three) sentences\b|\brecap\b", re.I)
+
+
+def _target_language(text: str) -> str | None:
+    for match in reversed(_TARGET.findall(text)):
+        try:
+            return parse_language(re.sub(r"\s*\(.*\)", "", match))
+        except InputError:
+            continue
+    return None
+
+
+def _strip(text: str) -> str:
+    return re.sub(r"^[\s,:;-]+|[\s?.!,:;-]+$", "", text)
+
+
+def find_intent(text: str) -> Intent | None:
+    """The special tool a question plainly asks for, if any."""
+    lower = text.lower()
+    if m := _REMEMBER.match(text):
+        return Intent("remember", _strip(m["memo"]))
+    if _RECALL.search(text):
+        topic = re.search(r"\babout\s+(.+)$", text, re.I)
+        return Intent("recall", _strip(topic[1]) if topic else "")
+    if (m := _FORGET.match(text)) and not re.search(r"\bforget(?:s|ting)?\b.*\bwhat\b", lower):
+        what = re.sub(r"^(?:the\s+)?notes?\s+(?:about|on|that)\s+", "", _strip(m["what"]), flags=re.I)
+        return Intent("forget", what or "all")
+    if _TRANSLATE.search(text):
+        language = _target_language(text) or "en"
+        if quoted := _QUOTED.search(text):
+            return Intent("translate", quoted[1].strip(), language, "text")
+        on_screen = bool(set(re.findall(r"[a-z-]+", lower)) & OCR_WORDS) or "on screen" in lower
+        return Intent("translate", "", language, "ocr" if on_screen else "speech")
+    if m := _WEB_FOR.search(text) or _WEB_ONLINE.search(text):
+        return Intent("web", _strip(m["query"]))
+    if (m := _COUNT.search(text)) and _SEEN.search(text):
+        return Intent("count", _strip(m["what"]))
+    if _MATH.search(text):
+        return Intent("math")
+    if _SUMMARY.search(text):
+        size = "short" if re.search(r"\b(?:short|brief|briefly|one sentence|quick)\b", lower) else "long" if re.search(r"\b(?:detailed|long|full)\b", lower) else "medium"
+        return Intent("summarize", length=size)
+    return None
+
+
 def analyse(text: str, previous: Question | None = None) -> Question:
     lower = text.lower()
     words = set(re.findall(r"[a-z'-]+", lower))
@@ -167,14 +243,16 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", lower):
         wants.add("visual")
     operation = _operation(lower)
+    intent = find_intent(text)
     question = Question(
         text=text,
         keywords=keywords,
         wants=wants,
         answer_type=_answer_type(lower),
-        operation=operation,
-        operands=_operands(text) if operation else [],
+        operation=operation if intent is None else None,
+        operands=_operands(text) if operation and intent is None else [],
         time_range=_video_time(text),
+        intent=intent,
     )
     relation = AFTER_BEFORE.search(lower)
     if relation:

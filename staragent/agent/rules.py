@@ -8,7 +8,9 @@ OpenAI-compatible endpoint.
 Plan: search for the question's topic (or go straight to a time range the question names), read
 the best span with the tools that fit the question (speech, on-screen text, sounds), compute with
 the calculator when the question asks for arithmetic over several facts, then answer by quoting
-the evidence that matches the question best, with its timestamps.
+the evidence that matches the question best, with its timestamps. Questions that plainly ask for
+one tool (remember this, translate that, how many ... are visible, solve the equation on the slide,
+search the web, summarise) follow that tool's own short plan in ``rule_intents``.
 """
 
 from __future__ import annotations
@@ -155,6 +157,11 @@ def _top_hits(turn: Turn) -> list[dict]:
 
 def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     """What to call next, given what this turn already did; [] means: answer now."""
+    from .rule_intents import intent_calls
+
+    planned = intent_calls(turn, tools)
+    if planned is not None:
+        return planned
     if not turn.steps:
         return first_calls(turn, tools)
     q = turn.question
@@ -377,6 +384,10 @@ def _sentence(group: list[Evidence]) -> str:
 
 
 def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence]]:
+    from .rule_intents import intent_answer
+
+    if (answered := intent_answer(turn)) is not None:
+        return answered
     q = turn.question
     cited = choose_evidence(turn)
     parts = []

@@ -52,6 +52,7 @@ class Session:
             capabilities=self.capabilities(),
             max_steps=self.settings.max_steps,
             over_budget=over_budget,
+            tool_names=sorted(self.tools),
         )
 
     def tool_specs(self) -> list[dict]:

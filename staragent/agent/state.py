@@ -1,6 +1,7 @@
 """The graph's state. Lists with ``operator.add`` grow across turns of a conversation (the runner
 slices out one turn); ``tool_memory`` maps a call's canonical form to its stored result, so that an
-identical call later in the conversation is answered from memory."""
+identical call later in the conversation is answered from memory; ``notes`` are what memory_tool
+keeps for the conversation (replaced as a whole whenever a tool changes them)."""
 
 from __future__ import annotations
 
@@ -22,4 +23,5 @@ class AgentState(TypedDict, total=False):
     evidence: Annotated[list[dict[str, Any]], operator.add]
     usage: Annotated[list[dict[str, int]], operator.add]
     tool_memory: Annotated[dict[str, dict[str, Any]], merge_dicts]
+    notes: list[dict[str, Any]]
     steps: int

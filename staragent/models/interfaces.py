@@ -16,9 +16,12 @@ role                      protocol              backends
 ``audio_tagger``          AudioTagger           an AudioSet classifier via transformers
 ``audio_lm``              AudioRefiner          Qwen2-Audio / Audio Flamingo 3 via transformers
 ``chat``                  (LangChain chat)      a local transformers chat model with tool calling
+``detector``              ObjectDetector        OWLv2 / OWL-ViT / Grounding DINO via transformers
+``faces``                 FaceIdentifier        OpenCV YuNet + SFace with a gallery of named faces
+``translator``            TextTranslator        Marian per language pair, or NLLB / M2M100 / mBART-50
+``activity``              ActivityRecognizer    a transformers video classifier (VideoMAE, ...)
 ========================  ====================  ==============================================
 
-Roles added by tools (object detection, faces, translation, activities) follow the same pattern.
 All audio is 16 kHz mono float32; all images are RGB ``uint8`` arrays ``(H, W, 3)``; times are
 seconds from the start of the video.
 
@@ -117,4 +120,57 @@ class AudioRefiner(Protocol):
 
     def refine(self, audio: np.ndarray, question: str | None = None) -> str:
         """Describe the clip, or answer ``question`` about it."""
+        ...
+
+
+class Detection(BaseModel):
+    """An object found in an image; ``box`` is ``[x0, y0, x1, y1]`` as fractions of the image."""
+
+    label: str
+    score: float
+    box: list[float]
+
+
+@runtime_checkable
+class ObjectDetector(Protocol):
+    name: str
+
+    def detect(self, images: list[np.ndarray], queries: list[str], threshold: float | None = None) -> list[list[Detection]]:
+        """For each image, the objects matching any of ``queries`` (free-text categories)."""
+        ...
+
+
+class FaceMatch(BaseModel):
+    """A face in an image; ``name`` is "unknown" when it matches nobody in the gallery."""
+
+    name: str
+    role: str | None = None
+    confidence: float = Field(description="similarity to the gallery face for a named face, else the detection score")
+    detection_score: float
+    box: list[float]
+
+
+@runtime_checkable
+class FaceIdentifier(Protocol):
+    name: str
+
+    def identify(self, image: np.ndarray) -> list[FaceMatch]: ...
+
+
+@runtime_checkable
+class TextTranslator(Protocol):
+    name: str
+
+    def translate(self, texts: list[str], source: str | None, target: str) -> list[str]:
+        """Translate each text from ISO 639-1 ``source`` (None: unknown) into ``target``."""
+        ...
+
+
+@runtime_checkable
+class ActivityRecognizer(Protocol):
+    name: str
+    num_frames: int
+
+    def classify(self, frames: list[np.ndarray], top_k: int = 3) -> list[tuple[str, float]]:
+        """Action labels with probabilities for one clip given as ``num_frames`` RGB frames."""
         ...

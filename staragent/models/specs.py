@@ -161,6 +161,52 @@ def _chat_size(settings: Settings) -> int:
     return folder_bytes(locate(settings.planner.model, what="chat model", setting="STARAGENT_PLANNER__MODEL", cache_dir=settings.models.hf_cache))
 
 
+def _load_detector(settings: Settings, device: str):
+    from .detection import TransformersDetector, detector_model
+
+    model = detector_model(settings)
+    if model is None:
+        raise ModelUnavailable(
+            "no object detector is configured; set toolset.detector.model to an OWLv2, OWL-ViT or Grounding DINO "
+            "checkpoint (e.g. google/owlv2-base-patch16-ensemble)"
+        )
+    cfg = settings.toolset.detector
+    return TransformersDetector(model, device, threshold=cfg.threshold, nms_iou=cfg.nms_iou)
+
+
+def _load_faces(settings: Settings, device: str):
+    from .faces import OpenCvFaces
+
+    cfg = settings.toolset.faces
+    return OpenCvFaces(cfg.detector, cfg.recognizer, cfg.gallery, cfg.score_threshold, cfg.match_threshold)
+
+
+def _load_translator(settings: Settings, device: str):
+    from .translation import Seq2SeqTranslator, multilingual_model
+
+    cfg = settings.toolset.translation
+    return Seq2SeqTranslator(cfg.models, multilingual_model(settings), device, cfg.max_new_tokens)
+
+
+def _load_activity(settings: Settings, device: str):
+    from .activity import VideoClassifier
+
+    model = settings.toolset.activity.model
+    if model is None:
+        raise ModelUnavailable("no video classifier is configured; set toolset.activity.model (e.g. MCG-NJU/videomae-base-finetuned-kinetics)")
+    return VideoClassifier(model, device)
+
+
+def tool_specs() -> list[ModelSpec]:
+    """Experts that only tools use (object detection, faces, translation, action recognition)."""
+    return [
+        ModelSpec("detector", _load_detector, "open-vocabulary object detection (OWLv2 / Grounding DINO)", wants_gpu=True),
+        ModelSpec("faces", _load_faces, "face detection (YuNet) and recognition against a gallery (SFace)"),
+        ModelSpec("translator", _load_translator, "text translation (Marian per pair, or NLLB / M2M100 / mBART-50)", wants_gpu=True),
+        ModelSpec("activity", _load_activity, "action recognition with a video classifier", wants_gpu=True),
+    ]
+
+
 def default_specs() -> dict[str, ModelSpec]:
     specs = [
         ModelSpec("vad", _load_vad, "silero VAD (ONNX, bundled with faster-whisper)"),
@@ -172,5 +218,6 @@ def default_specs() -> dict[str, ModelSpec]:
         ModelSpec("audio_tagger", _load_audio_tagger, "AudioSet sound-event tagger", wants_gpu=True, size_hint=_size_of("audio_tagger_model", "audio tagger")),
         ModelSpec("audio_lm", _load_audio_lm, "audio-language model", wants_gpu=True, size_hint=_size_of("audio_lm_model", "audio-language model")),
         ModelSpec("chat", _load_chat, "local orchestrator chat model", wants_gpu=True, size_hint=_chat_size),
+        *tool_specs(),
     ]
     return {s.name: s for s in specs}

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
+from .common import RANGE_HELP
 
 OFFLINE_LIMIT = "acoustic analysis tells speech, tones, noise, sudden loud sounds and silence apart, but cannot name what made a sound"
 
@@ -55,7 +56,7 @@ class DetectAudioEvents(Tool):
     )
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
+        timestamp: str = Field(description=RANGE_HELP)
 
     Result = AudioEventsResult
 

@@ -25,8 +25,21 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from ..config import Settings
-from ..errors import InputError, StarAgentError, ToolError
+from ..errors import InputError, ModelUnavailable, StarAgentError, ToolError
 from ..schema import Evidence
+
+# What each expert role is, in the words an error message needs.
+ROLE_WHAT = {
+    "asr_refine": "Whisper large-v3 speech recognition",
+    "vlm": "a vision-language model such as Qwen2.5-VL",
+    "audio_lm": "an audio-language model such as Qwen2-Audio",
+    "audio_tagger": "an audio tagger",
+    "chat": "a chat language model",
+    "detector": "an open-vocabulary object detector such as OWLv2",
+    "faces": "a face detector and recogniser",
+    "translator": "a translation model",
+    "activity": "an action-recognition video classifier",
+}
 
 
 class ToolResult(BaseModel):
@@ -56,6 +69,32 @@ class ToolContext:
             raise ToolError("this tool works on a video, and no video is loaded in this conversation")
         return self.index
 
+    def expert(self, role: str, needed_by: str):
+        """The expert model ``role`` from the pool, or a ``ToolError`` naming the missing model, the
+        profile, and why it could not be loaded. Never a stand-in."""
+        try:
+            return self._pool().get(role)
+        except ModelUnavailable as exc:
+            what = ROLE_WHAT.get(role, "an expert model")
+            raise ToolError(
+                f"{needed_by} needs the '{role}' model ({what}), which is not available in the "
+                f"'{self.settings.profile}' profile: {exc}"
+            ) from None
+
+    def optional_expert(self, role: str):
+        """The expert model ``role`` when it can be loaded here, else None."""
+        try:
+            return self._pool().get(role)
+        except ModelUnavailable:
+            return None
+
+    def _pool(self):
+        if self.models is None:
+            from ..models.pool import ModelPool
+
+            self.models = ModelPool(self.settings)
+        return self.models
+
     def time_range(self, text: str) -> tuple[float, float]:
         """Parse a tool's ``timestamp`` argument against the loaded video's length."""
         from ..timecodes import parse_range
@@ -69,7 +108,11 @@ class Tool:
     Args: ClassVar[type[BaseModel]]
     Result: ClassVar[type[ToolResult]]
     requires: ClassVar[tuple[str, ...]] = ()
+    """Expert roles the tool cannot work without (shown by ``staragent tools list``)."""
     needs_video: ClassVar[bool] = True
+    cacheable: ClassVar[bool] = True
+    """Whether an identical later call may be answered with this call's result (False for tools
+    whose answer depends on state, such as the conversation's memory)."""
 
     def unavailable_reason(self, settings: Settings) -> str | None:
         """Why this tool cannot run with these settings, or None when it can."""

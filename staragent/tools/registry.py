@@ -15,12 +15,26 @@ from .base import Tool
 log = logging.getLogger("staragent.tools")
 ENTRY_POINT_GROUP = "staragent.tools"
 
+# The 16 tools of STARBench's agentic tasks (Table 7 of the paper), then the refinement tools.
 BUILTIN_TOOLS = (
-    "staragent.tools.search:CrossModalSearch",
     "staragent.tools.speech:TranscribeSpeech",
     "staragent.tools.scene_text:ExtractSceneText",
-    "staragent.tools.audio_events:DetectAudioEvents",
+    "staragent.tools.detection:CountObjects",
+    "staragent.tools.detection:ObjectDetection",
+    "staragent.tools.math_exp:ExtractMathExp",
     "staragent.tools.calculator:Calculator",
+    "staragent.tools.web:WebSearch",
+    "staragent.tools.audio_events:DetectAudioEvents",
+    "staragent.tools.code:ExecuteCode",
+    "staragent.tools.activities:DetectActivities",
+    "staragent.tools.summary:SummarizeSegment",
+    "staragent.tools.faces:DetectFaces",
+    "staragent.tools.search:CrossModalSearch",
+    "staragent.tools.memory:MemoryTool",
+    "staragent.tools.translation:TranslateSpeech",
+    "staragent.tools.translation:TranslateText",
+    "staragent.tools.refine:RefineVideo",
+    "staragent.tools.refine:RefineAudio",
 )
 
 

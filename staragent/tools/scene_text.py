@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..languages import language_name, parse_language
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
+from .common import RANGE_HELP
 
 
 class FrameText(BaseModel):
@@ -31,6 +33,15 @@ class SceneTextResult(ToolResult):
         return f"{self.timestamp}: " + (" | ".join(self.texts)[:120] if self.texts else (self.note or "no text"))
 
 
+def _reader_languages(index) -> list[str]:
+    """The languages the index's OCR was set up to read."""
+    record = index.manifest.stages.get("ocr")
+    params = record.params if record else {}
+    if params.get("backend") == "rapidocr":
+        return ["en", "zh"]  # the PP-OCR models bundled with rapidocr read Chinese and English
+    return [str(code) for code in params.get("languages") or []]
+
+
 class ExtractSceneText(Tool):
     name = "extract_scene_text"
     description = (
@@ -39,14 +50,15 @@ class ExtractSceneText(Tool):
     )
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
-        language: str | None = Field(None, description="language of the text, if known")
+        timestamp: str = Field(description=RANGE_HELP)
+        language: str | None = Field(None, description="language of the text, e.g. 'de' (optional)")
 
     Result = SceneTextResult
 
     def run(self, ctx: ToolContext, args: Args) -> SceneTextResult:
         index = ctx.require_index()
         start, end = ctx.time_range(args.timestamp)
+        wanted = parse_language(args.language, allow_auto=True)
         frames, seen, texts = [], set(), []
         for keyframe, lines in index.ocr_between(start, end):
             lo, hi = max(start, keyframe.time), min(end, keyframe.until)
@@ -57,4 +69,8 @@ class ExtractSceneText(Tool):
                     seen.add(text)
                     texts.append(text)
         note = None if texts else "no readable text on screen in this range"
+        read_as = _reader_languages(index)
+        if wanted and read_as and wanted not in read_as:
+            caution = f"the text was read with a reader for {', '.join(read_as)}; {language_name(wanted)} text may be misread"
+            note = f"{note}; {caution}" if note else caution
         return SceneTextResult(timestamp=format_range(start, end), texts=texts, frames=[f for f in frames if f.texts], note=note)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..languages import known_language, language_name, parse_language
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
+from .common import RANGE_HELP
 
 
 class Line(BaseModel):
@@ -39,22 +41,32 @@ class TranscribeSpeech(Tool):
     )
 
     class Args(BaseModel):
-        timestamp: str = Field(description='time range, e.g. "00:01:30-00:02:00"')
-        language: str | None = Field(None, description="language of the speech, if known (e.g. en)")
+        timestamp: str = Field(description=RANGE_HELP)
+        language: str | None = Field(None, description="language of the speech, e.g. 'en' or 'French' (optional)")
 
     Result = TranscriptResult
 
     def run(self, ctx: ToolContext, args: Args) -> TranscriptResult:
         index = ctx.require_index()
         start, end = ctx.time_range(args.timestamp)
+        wanted = parse_language(args.language, allow_auto=True)
         lines = index.speech_between(start, end)
         source = index.stage_info("speech").get("source", "unknown")
         note = None
+        recorded = known_language(x.language for x in lines)
+        if lines and wanted and recorded and recorded != wanted:
+            # The index heard another language: listen again with the refinement recogniser if there is one.
+            whisper = ctx.optional_expert("asr_refine") if index.has_audio else None
+            if whisper is not None:
+                heard = whisper.transcribe(index.audio(start, end), None, language=wanted)
+                lines = [x.model_copy(update={"start": start + x.start, "end": min(end, start + x.end)}) for x in heard if x.text.strip()]
+                source = f"{whisper.name} ({language_name(wanted)})"
+            else:
+                note = f"the speech was transcribed as {language_name(recorded)}, not {language_name(wanted)}"
         if not lines:
             note = "nobody speaks in this range" if index.has_audio else "the video has no audio track and no subtitles here"
-        elif args.language and lines[0].language and not lines[0].language.startswith(args.language.lower()[:2]):
-            note = f"the speech was transcribed as {lines[0].language!r}, not {args.language!r}"
         out = [Line(timestamp=format_range(x.start, x.end), start=x.start, end=x.end, text=x.text) for x in lines]
         return TranscriptResult(
             timestamp=format_range(start, end), transcript=" ".join(x.text for x in lines), lines=out, source=source, note=note
         )
+

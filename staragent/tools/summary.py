@@ -1,0 +1,151 @@
+"""summarize_segment: a short account of a stretch of the video (or of a given text).
+
+With a chat model it writes the summary from what was said, shown as text, seen (captions) and heard
+in the range; with only a vision-language model it asks that; offline it picks the sentences that
+share most words with the rest of the range (an extractive summary) and keeps their times."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..errors import ToolError
+from ..index.text import tokenize
+from ..schema import Evidence
+from ..timecodes import format_range, format_time
+from .base import Tool, ToolContext, ToolResult
+from .common import RANGE_HELP, ask_chat, span
+
+LENGTHS = {"short": 2, "medium": 4, "long": 8}
+MAX_TEXT_CHARS = 20_000
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])")
+
+
+class Point(BaseModel):
+    timestamp: str | None
+    start: float | None
+    end: float | None
+    modality: str
+    text: str
+
+
+class SummaryResult(ToolResult):
+    # Table 7 names the output "summary", which is also every result's trace-line method: the field is
+    # ``text`` in Python and "summary" in JSON.
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+
+    timestamp: str | None
+    text: str = Field(alias="summary")
+    points: list[Point] = Field(default_factory=list, description="the material the summary rests on, with times")
+    method: str = Field(description="llm, vlm or extractive")
+    note: str | None = None
+
+    def evidence(self) -> list[Evidence]:
+        return [
+            Evidence(start=p.start, end=p.end, modality=p.modality, text=p.text, source="summarize_segment")
+            for p in self.points
+            if p.start is not None and p.end is not None
+        ]
+
+    def summary(self) -> str:
+        return f"{self.timestamp or 'text'}: {(self.text or self.note or '')[:140]}"
+
+
+def gather(index, start: float, end: float) -> list[Point]:
+    """What the range holds in words: speech sentences, distinct on-screen lines, captions, sounds."""
+    points = []
+    for line in index.speech_between(start, end):
+        for sentence in _SENTENCE_END.split(line.text.strip()):
+            if sentence.strip():
+                points.append(Point(**span(line.start, line.end), modality="speech", text=sentence.strip()))
+    seen = set()
+    for keyframe, lines in index.ocr_between(start, end):
+        lo, hi = max(start, keyframe.time), min(end, keyframe.until)
+        for line in lines:
+            if line.text not in seen:
+                seen.add(line.text)
+                points.append(Point(**span(lo, hi), modality="ocr", text=line.text))
+    for seg in index.segments_between(start, end):
+        if seg.caption:
+            points.append(Point(**span(seg.start, seg.end), modality="caption", text=seg.caption))
+        if described := seg.audio.describe():
+            points.append(Point(**span(seg.start, seg.end), modality="audio", text=described))
+    return sorted(points, key=lambda p: (p.start or 0.0, p.modality != "ocr"))
+
+
+def extractive(points: list[Point], sentences: int) -> list[Point]:
+    """The ``sentences`` points whose words recur most across the material (the range's gist),
+    preferring speech and on-screen text, in time order."""
+    counts: dict[str, int] = {}
+    tokens = [set(tokenize(p.text)) for p in points]
+    for toks in tokens:
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+
+    def score(i: int) -> float:
+        toks = tokens[i]
+        if not toks:
+            return 0.0
+        centrality = sum(counts[t] for t in toks) / math.sqrt(len(toks))
+        return centrality * {"speech": 1.0, "ocr": 0.9, "caption": 0.9}.get(points[i].modality, 0.4)
+
+    ranked = sorted(range(len(points)), key=lambda i: -score(i))
+    chosen = sorted(ranked[:sentences])
+    return [points[i] for i in chosen if tokens[i]]
+
+
+class SummarizeSegment(Tool):
+    name = "summarize_segment"
+    description = (
+        "Summarise a time range of the video (what is said, shown and heard there), or a text you pass. "
+        "length: 'short' (2 sentences), 'medium' (4), 'long' (8) or a number of sentences."
+    )
+    needs_video = False  # it can summarise a text alone
+
+    class Args(BaseModel):
+        timestamp: str | None = Field(None, description=RANGE_HELP)
+        text: str | None = Field(None, description="text to summarise (instead of, or as well as, the range)")
+        length: Literal["short", "medium", "long"] | int = Field("short", description="short | medium | long, or a number of sentences (1-20)")
+
+        @model_validator(mode="after")
+        def _something(self):
+            if not (self.timestamp or "").strip() and not (self.text or "").strip():
+                raise ValueError("give a timestamp range to summarise, or a text")
+            if isinstance(self.length, int) and not 1 <= self.length <= 20:
+                raise ValueError("length as a number of sentences must be between 1 and 20")
+            if self.text and len(self.text) > MAX_TEXT_CHARS:
+                raise ValueError(f"the text is longer than {MAX_TEXT_CHARS} characters")
+            return self
+
+    Result = SummaryResult
+
+    def run(self, ctx: ToolContext, args: Args) -> SummaryResult:
+        sentences = LENGTHS[args.length] if isinstance(args.length, str) else args.length
+        points: list[Point] = []
+        start = end = None
+        if (args.timestamp or "").strip():
+            start, end = ctx.time_range(args.timestamp)
+            points = gather(ctx.require_index(), start, end)
+        if args.text and args.text.strip():
+            points += [Point(timestamp=None, start=None, end=None, modality="text", text=s.strip()) for s in _SENTENCE_END.split(args.text.strip()) if s.strip()]
+        where = format_range(start, end) if start is not None else None
+        if not points:
+            return SummaryResult(timestamp=where, text="", method="none", note="nothing is said, written or captioned in this range")
+        method = ctx.settings.toolset.summary_method
+        if method in ("auto", "llm") and (chat := ctx.optional_expert("chat")) is not None:
+            material = {"range": where, "material": [p.model_dump(include={"timestamp", "modality", "text"}) for p in points]}
+            text = ask_chat(chat, "summarize_segment", material, sentences=sentences)
+            return SummaryResult(timestamp=where, text=text, points=points, method="llm")
+        if method in ("auto", "vlm") and start is not None and (vlm := ctx.optional_expert("vlm")) is not None:
+            seen = vlm.refine(ctx.require_index().video_path, start, end, f"Summarise what happens in this clip in at most {sentences} sentences.")
+            return SummaryResult(timestamp=where, text=seen.text.strip(), points=points, method="vlm")
+        if method in ("llm", "vlm"):
+            ctx.expert("chat" if method == "llm" else "vlm", self.name)  # raises: the chosen model is missing
+            if start is None:
+                raise ToolError("summarize_segment with the vlm method needs a timestamp range")
+        picked = extractive(points, sentences)
+        text = " ".join((f"[{format_time(p.start)}] " if p.start is not None else "") + p.text for p in picked)
+        return SummaryResult(timestamp=where, text=text, points=picked, method="extractive")

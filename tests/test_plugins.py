@@ -1,0 +1,120 @@
+"""Plug-in tools: the example package in examples/ is installed (into a folder of its own, so the
+environment stays untouched), discovered through the ``staragent.tools`` entry-point group, listed
+by the CLI, and called by the agent. Also the ``staragent tools`` commands."""
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_agent import ScriptedModel
+
+from staragent.agent.runner import VideoAgent
+from staragent.config import load_settings
+from staragent.tools import ToolRegistry
+
+ROOT = Path(__file__).parent.parent
+PLUGIN = ROOT / "examples" / "staragent-word-count"
+
+
+@pytest.fixture(scope="session")
+def plugin_path(tmp_path_factory):
+    """The example plug-in, pip-installed into a folder that is then put on the path."""
+    target = tmp_path_factory.mktemp("plugin-site")
+    source = tmp_path_factory.mktemp("plugin-source") / PLUGIN.name
+    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))  # builds leave files behind
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-compile", "--target", str(target), str(source)],
+        check=True, capture_output=True, timeout=300, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+    assert list(target.glob("staragent_word_count-*.dist-info/entry_points.txt"))
+    return target
+
+
+@pytest.fixture
+def with_plugin(plugin_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(plugin_path))
+    importlib.invalidate_caches()
+    return plugin_path
+
+
+def cli(*args, env_path=None, cache=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STARAGENT_")}
+    if env_path:
+        env["PYTHONPATH"] = str(env_path)
+    cmd = [sys.executable, "-m", "staragent", "--quiet"] + (["--cache-dir", str(cache)] if cache else []) + [str(a) for a in args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+
+
+def test_the_registry_discovers_the_installed_plugin(with_plugin):
+    registry = ToolRegistry.discover()
+    assert "count_words" in registry and registry.origins["count_words"] == "plugin staragent_word_count:CountWords"
+    assert "count_words" not in ToolRegistry.discover(plugins=False)
+
+
+def test_a_broken_plugin_is_skipped_not_fatal(monkeypatch, caplog):
+    from staragent.tools import registry as registry_module
+
+    class Broken:
+        value = "nowhere:Nothing"
+
+        def load(self):
+            raise ImportError("No module named 'nowhere'")
+
+    monkeypatch.setattr(registry_module, "_plugin_targets", lambda: [("broken", Broken())])
+    registry = registry_module.ToolRegistry.discover()
+    assert "broken" not in registry and "calculator" in registry
+    assert "skipping plug-in tool 'broken'" in caplog.text
+
+
+def test_the_agent_calls_the_plugin(with_plugin, foreign, foreign_index, session_cache):
+    script = [{"name": "count_words", "args": {"word": "grinder"}}]
+    settings = load_settings(cache_dir=session_cache, progress=False)
+    with VideoAgent(settings, chat_model=ScriptedModel(script=script)) as agent:
+        session = agent.session(foreign.path)
+        assert "count_words" in session.tools and any(s["function"]["name"] == "count_words" for s in session.tool_specs())
+        answer = agent.ask(foreign.path, "How often is the grinder mentioned?")
+    [step] = answer.trajectory
+    assert step.tool == "count_words" and step.ok and "said 1x, shown 1x" in step.summary
+    assert '"spoken": 1' in answer.answer  # the scripted planner echoes the tool's JSON
+
+
+def test_cli_lists_shows_and_runs_the_plugin(with_plugin, foreign, foreign_index, session_cache):
+    listed = cli("tools", "list", "--json", env_path=with_plugin)
+    rows = {r["name"]: r for r in json.loads(listed.stdout)}
+    assert rows["count_words"]["origin"].startswith("plugin") and len(rows) == 19
+    shown = json.loads(cli("tools", "show", "count_words", env_path=with_plugin).stdout)
+    assert shown["parameters"]["required"] == ["word"] and "moments" in shown["result"]["properties"]
+    ran = cli("tools", "run", "count_words", "--args", '{"word": "Nairobi"}', "--video", foreign.path, "--json", env_path=with_plugin, cache=session_cache)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["spoken"] == 1
+
+
+def test_cli_tools_list_and_run_builtins(foreign, foreign_index, session_cache):
+    listed = cli("tools", "list")
+    assert listed.returncode == 0 and "count_objects" in listed.stdout and "[needs detector]" in listed.stdout
+    ran = cli("tools", "run", "transcribe_speech", "--args", '{"timestamp": "0:10-0:15"}', "--video", foreign.path, cache=session_cache)
+    assert ran.returncode == 0 and "Nairobi" in json.loads(ran.stdout)["transcript"] and "0:10-0:15:" in ran.stderr
+    calc = cli("tools", "run", "calculator", "--args", '{"expression": "6 * 7"}', "--json")
+    assert json.loads(calc.stdout)["result"] == 42
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["tools", "run", "calculator", "--args", "{oops"], "--args is not valid JSON"),
+        (["tools", "run", "calculator", "--args", "[1, 2]"], "must be a JSON object"),
+        (["tools", "run", "calculater", "--args", "{}"], "did you mean 'calculator'"),
+        (["tools", "run", "transcribe_speech", "--args", '{"timestamp": "0:00-0:05"}'], "works on a video: pass --video"),
+        (["tools", "run", "calculator", "--args", '{"expression": "1/0"}'], "division by zero"),
+        (["tools", "show", "nope"], "no tool named 'nope'"),
+    ],
+)
+def test_cli_tool_errors_are_one_line(args, message):
+    result = cli(*args)
+    assert result.returncode == 2 and result.stderr.startswith("error: ") and message in result.stderr
+    assert "Traceback" not in result.stderr
