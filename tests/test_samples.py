@@ -9,7 +9,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from staragent.errors import InputError
+from staragent.errors import InputError, ModelUnavailable
 from staragent.media import frames_at, load_audio, probe
 from staragent.samples import SampleScript, build_script, generate_sample_video, parse_srt, sample_paths
 from staragent.samples.pools import BALL_COLOURS
@@ -131,14 +131,32 @@ def test_same_seed_gives_the_same_script_and_another_seed_other_facts(sample):
     assert {f.text for f in other.facts if f.modality == "ocr"} != {f.text for f in script.facts if f.modality == "ocr"}
 
 
-def test_synthetic_voice_is_used_when_tts_is_off(tmp_path):
+def test_synthetic_voice_is_used_when_tts_is_off_and_reads_as_speech_to_vad(tmp_path):
     out = tmp_path / "buzz.mp4"
     script = generate_sample_video(out, minutes=0.25, seed=1, tts=False)
     assert script.tts == "synthetic"
     assert probe(out).duration == pytest.approx(15, abs=0.5)
     audio = load_audio(out)
-    cue = script.narration[0]
-    assert _rms(audio[int(cue.start * 16_000) : int(cue.end * 16_000)]) > 0.02
+    assert all(_rms(audio[int(c.start * 16_000) : int(c.end * 16_000)]) > 0.02 for c in script.narration)
+    vad = pytest.importorskip("faster_whisper.vad")
+    speech = vad.get_speech_timestamps(audio, vad.VadOptions(min_silence_duration_ms=300))
+    for cue in script.narration:
+        middle = (cue.start + cue.end) / 2 * 16_000
+        assert any(s["start"] <= middle <= s["end"] for s in speech), cue
+
+
+def test_without_espeak_the_default_falls_back_to_the_synthetic_voice(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert build_script(0.2, seed=2).tts == "synthetic"
+    with pytest.raises(ModelUnavailable, match="espeak-ng"):
+        build_script(0.2, seed=2, tts=True)
+
+
+def test_rendering_is_byte_for_byte_reproducible(tmp_path):
+    for name in ("one.mp4", "two.mp4"):
+        generate_sample_video(tmp_path / name, minutes=0.2, seed=5, tts=False)
+    for suffix in (".mp4", ".srt", ".facts.json"):
+        assert (tmp_path / f"one{suffix}").read_bytes() == (tmp_path / f"two{suffix}").read_bytes(), suffix
 
 
 def test_an_hour_long_script_never_repeats_an_entity_and_keeps_speech_off_sound_events():
@@ -174,6 +192,7 @@ def test_an_hour_long_script_never_repeats_an_entity_and_keeps_speech_off_sound_
         ({"minutes": 1, "width": 160, "height": 90}, "too small"),
         ({"minutes": 1, "width": 641}, "even"),
         ({"minutes": 1, "fps": 0}, "fps"),
+        ({"minutes": 1, "seed": "seven"}, "seed"),
     ],
 )
 def test_bad_settings_raise_input_error(tmp_path, kwargs, message):

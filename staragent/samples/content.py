@@ -280,7 +280,7 @@ def _workshop(rng: random.Random, reg: Registry) -> Topic | None:
     teacher = reg.pick(rng, "person", _PEOPLE)
     if teacher is not None:
         spoken.append(Claim(f"{_cap(ref)} is taught by {teacher}.", f"Who teaches {ref}?", teacher, [teacher.split()[-1]]))
-    fee = _price(rng, reg, 20, 400)
+    fee = reg.draw("fee", lambda: rng.randrange(20, 600, 5))
     spoken.append(Claim(f"The fee for {ref} is ${fee}.", f"How much does {ref} cost?", f"${fee}", [str(fee)]))
     return Topic(subject, ref, f"Workshop: {subject}", f"Coming up: {ref}.", shown, spoken)
 
@@ -322,7 +322,7 @@ def _offer(rng: random.Random, reg: Registry) -> Topic | None:
         return None
     ref = f"the {name}"
     # A multiple of 20 keeps every discounted price a whole number of dollars.
-    price = reg.draw("price", lambda: rng.randint(2, 60) * 20)
+    price = reg.draw("price", lambda: rng.randint(2, 150) * 20)
     discount = rng.choice((10, 20, 25, 50))
     ends = rng.choice(pools.WEEKDAYS)
     price_claim = Claim(f"Regular price: ${price}", f"What is the regular price of {ref}?", f"${price}", [str(price)],

@@ -58,7 +58,7 @@ def generate_sample_video(out: str | Path, minutes: float, seed: int = 0, fps: i
     otherwise; ``True`` insists on espeak-ng, ``False`` always uses the synthetic signal. The same
     arguments (and the same espeak-ng) always give the same video and script.
     """
-    check_settings(minutes, fps, width, height)
+    check_settings(minutes, seed, fps, width, height)
     paths = sample_paths(_check_output(out))
     voice = choose_voice(tts)
     script = lay_out(minutes, seed, fps, width, height, voice, progress=progress)

@@ -36,8 +36,10 @@ MAX_SIZE = (3840, 2160)
 FPS_RANGE = (1, 60)
 
 
-def check_settings(minutes: float, fps: int, width: int, height: int) -> None:
+def check_settings(minutes: float, seed: int, fps: int, width: int, height: int) -> None:
     """Raise ``InputError`` explaining the first setting that cannot make a sample video."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"seed must be a whole number, got {seed!r}")
     if not isinstance(minutes, (int, float)) or isinstance(minutes, bool) or not math.isfinite(minutes) or minutes <= 0:
         raise InputError(f"minutes must be a positive number, got {minutes!r}")
     if minutes * 60 < MIN_SECONDS:
@@ -67,7 +69,7 @@ def build_script(minutes: float, seed: int = 0, fps: int = 25, width: int = 640,
     measure it; with the same ``tts`` choice this returns exactly the script
     ``generate_sample_video`` saves for the same arguments.
     """
-    check_settings(minutes, fps, width, height)
+    check_settings(minutes, seed, fps, width, height)
     return lay_out(minutes, seed, fps, width, height, choose_voice(tts))
 
 
