@@ -25,7 +25,7 @@ AUDIO_BITRATE = 96_000
 AAC_OPTIONS = {"aac_coder": "fast"}  # the default "twoloop" search is three times slower on speech
 
 
-def build_mixer(script: SampleScript, voice: Voice) -> Mixer:
+def _build_mixer(script: SampleScript, voice: Voice) -> Mixer:
     """The narration clips and sound events of the script, placed on one track."""
     rate = script.sample_rate
     mixer = Mixer(rate)
@@ -71,7 +71,7 @@ def render_video(script: SampleScript, voice: Voice, path: str | Path, progress:
     fps, rate = script.fps, script.sample_rate
     total_frames = round(script.duration * fps)
     total_samples = round(script.duration * rate)
-    mixer = build_mixer(script, voice)
+    mixer = _build_mixer(script, voice)
     with av.open(str(path), "w", format="mp4", options={"movflags": "+faststart"}) as container:
         video = container.add_stream("libx264", rate=fps, options={**X264_OPTIONS, "g": str(KEYFRAME_SECONDS * fps)})
         video.width, video.height, video.pix_fmt = script.width, script.height, "yuv420p"
