@@ -25,6 +25,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         yield tmp_path
         with open(tmp_path, "rb") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp_path, 0o644)  # mkstemp makes owner-only files; outputs are ordinary files
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from staragent.errors import InputError, ModelUnavailable
+from staragent.index.subtitles import parse_subtitles
 from staragent.media import frames_at, load_audio, probe
-from staragent.samples import SampleScript, build_script, generate_sample_video, parse_srt, sample_paths
+from staragent.samples import SampleScript, build_script, generate_sample_video, sample_paths
 from staragent.samples.pools import BALL_COLOURS
 
 MINUTES = 1.5
@@ -55,7 +56,7 @@ def test_sidecar_files_are_complete_and_no_temporary_files_remain(sample):
 
 def test_subtitles_match_the_narration_and_lie_inside_the_video(sample):
     paths, script = sample
-    cues = parse_srt(paths.subtitles.read_text(encoding="utf-8"))
+    cues = parse_subtitles(paths.subtitles)  # the reader the index uses
     assert len(cues) == len(script.narration) > 0
     for cue, spoken in zip(cues, script.narration, strict=True):
         assert cue.text == spoken.text

@@ -14,7 +14,7 @@ record from (minutes, seed) without rendering.
 from .generate import SamplePaths, generate_sample_video, sample_paths
 from .layout import build_script
 from .script import AudioEventSpec, Cue, Fact, SampleScript, Slide
-from .subtitles import parse_srt, write_srt
+from .subtitles import write_srt
 
 __all__ = [
     "AudioEventSpec",
@@ -25,7 +25,6 @@ __all__ = [
     "Slide",
     "build_script",
     "generate_sample_video",
-    "parse_srt",
     "sample_paths",
     "write_srt",
 ]

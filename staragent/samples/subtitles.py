@@ -1,18 +1,14 @@
-"""SubRip (.srt) subtitles for the narration, and a reader for them."""
+"""SubRip (.srt) subtitles for the narration (read back by ``staragent.index.subtitles``)."""
 
 from __future__ import annotations
 
-import re
 import textwrap
 from pathlib import Path
 
-from ..errors import SubtitleError
 from ..fsutil import write_text
 from .script import Cue
 
 LINE_WIDTH = 42  # characters per subtitle line, the usual broadcast limit
-
-_TIMING = re.compile(r"(\d+):(\d\d):(\d\d)[,.](\d{3})\s*-->\s*(\d+):(\d\d):(\d\d)[,.](\d{3})")
 
 
 def srt_time(seconds: float) -> str:
@@ -36,23 +32,3 @@ def format_srt(cues: list[Cue]) -> str:
 def write_srt(cues: list[Cue], path: str | Path) -> None:
     """Write the cues to ``path`` atomically."""
     write_text(path, format_srt(cues))
-
-
-def parse_srt(text: str) -> list[Cue]:
-    """Cues of an SRT document; wrapped lines are joined back with spaces."""
-    cues = []
-    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n").strip()):
-        lines = block.strip().split("\n")
-        timing = next((i for i, line in enumerate(lines) if "-->" in line), None)
-        if timing is None:
-            continue
-        match = _TIMING.search(lines[timing])
-        if match is None:
-            raise SubtitleError(f"unreadable SRT timing line: {lines[timing]!r}")
-        h1, m1, s1, ms1, h2, m2, s2, ms2 = (int(g) for g in match.groups())
-        cues.append(Cue(
-            start=h1 * 3600 + m1 * 60 + s1 + ms1 / 1000,
-            end=h2 * 3600 + m2 * 60 + s2 + ms2 / 1000,
-            text=" ".join(line.strip() for line in lines[timing + 1 :] if line.strip()),
-        ))
-    return cues
