@@ -110,7 +110,7 @@ def sample_video(ctx, out, minutes, seed, fps, no_tts):
     """Make a long test video: slides with facts, narration (+ .srt), silences, tones, noise."""
     from .samples import generate_sample_video
 
-    script = generate_sample_video(out, minutes=minutes, seed=seed, fps=fps, tts=False if no_tts else None, progress=not ctx.meta["quiet"])
+    script = generate_sample_video(out, minutes=minutes, seed=seed, fps=fps, tts=False if no_tts else None, progress=not ctx.meta["quiet"] and sys.stderr.isatty())
     click.echo(f"wrote {out} ({script.duration / 60:.1f} min, {len(script.slides)} slides, {len(script.facts)} facts, speech: {script.tts})")
     click.echo(f"      {Path(out).with_suffix('.srt')} and {Path(out).with_name(Path(out).stem + '.facts.json')}")
 

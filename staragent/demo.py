@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,10 +37,9 @@ def _states_fact(answer, fact) -> bool:
     return named and placed
 
 
-def _money_pair(facts: list) -> tuple | None:
-    import re
-
-    priced = [f for f in facts if f.modality == "ocr" and re.fullmatch(r"\$[\d,]+(?:\.\d+)?", f.answer.strip())]
+def _price_pair(facts: list) -> tuple | None:
+    """Two products whose price is on screen, for a question that needs the calculator."""
+    priced = [f for f in facts if f.modality == "ocr" and f.text.startswith("Price:") and f.answer.startswith("$")]
     return (priced[0], priced[len(priced) // 2]) if len(priced) >= 2 else None
 
 
@@ -61,7 +61,7 @@ def run_demo(
     if not (video.exists() and facts_file.exists()):
         echo(f"== 1. making a {minutes:g}-minute sample video: {video}")
         started = time.perf_counter()
-        generate_sample_video(video, minutes=minutes, seed=seed, progress=True)
+        generate_sample_video(video, minutes=minutes, seed=seed, progress=sys.stderr.isatty())
         echo(f"   done in {time.perf_counter() - started:.0f} s")
     else:
         echo(f"== 1. reusing the sample video {video}")
@@ -84,14 +84,15 @@ def run_demo(
         echo(f"\nQ: {fact.question}")
         echo(f"A: {answer.answer}")
         echo(f"   truth: {fact.answer} ({fact.modality}, {format_range(fact.start, fact.end)})  {'✓' if ok else '✗'}  [{answer.latency_s:.2f} s, {len(answer.trajectory)} tool calls]")
-    pair = _money_pair(script.facts)
+    pair = _price_pair(script.facts)
     if pair:
         first, second = pair
         question = f"What is the total price of the {first.topic} and the {second.topic}?"
         answer = agent.ask(video, question)
+        total = sum(float(f.answer.strip("$").replace(",", "")) for f in pair)
         echo(f"\nQ: {question}")
         echo(f"A: {answer.answer}")
-        echo(f"   tools: {' -> '.join(s.tool for s in answer.trajectory)}")
+        echo(f"   truth: {first.answer} + {second.answer} = {total:g}  [{' -> '.join(s.tool for s in answer.trajectory)}]")
     chat = agent.chat(video)
     fact = picks[0]
     echo(f"\nchat (thread {chat.thread_id}):")
@@ -116,18 +117,27 @@ def _bench(facts_file: Path, run_dir: Path, settings: Settings, limit: int, echo
     from .bench.synthetic import load_synthetic
 
     dataset = load_synthetic(facts_file)
-    kinds = {}
-    for sample in dataset.samples:  # a few of each kind: single-turn, multi-turn, agentic
-        kinds.setdefault(sample.sample_type if sample.task != "agentic" else "agentic", []).append(sample.sample_id)
-    per_kind = max(1, limit // max(1, len(kinds)))
-    chosen = [sid for ids in kinds.values() for sid in ids[:per_kind]]
+    kinds: dict[str, list[str]] = {}
+    for sample in dataset.samples:  # a few of each kind: agentic, multi-turn, single-turn per task
+        agentic = bool(sample.tool_calls) or any(t.tool_calls for t in sample.conversations)
+        kinds.setdefault("agentic" if agentic else f"{sample.sample_type}:{sample.task}", []).append(sample.sample_id)
+    chosen: list[str] = []
+    for round_ in range(limit):  # round-robin over the kinds until the limit
+        chosen += [ids[round_] for ids in kinds.values() if round_ < len(ids)][: limit - len(chosen)]
+        if len(chosen) >= limit:
+            break
     summary = run_benchmark(dataset.select(chosen), make_agent("profile:offline", settings), run_dir, dataset_spec=str(facts_file))
     echo(f"   ran {summary.done} turns of {len(chosen)} samples -> {run_dir}/trajectories.jsonl")
     score_run(run_dir, make_judge("heuristic"), ["rubric", "trajectory", "lexical"])
     paths = write_report(run_dir)
-    overview = build_summary(run_dir)
-    rubric = overview.get("metrics", {}).get("rubric", {})
+    metrics = build_summary(run_dir).get("metrics", {})
+    rubric = metrics.get("rubric", {})
     if rubric:
-        echo(f"   rubric (heuristic judge): released {rubric.get('overall', {}).get('released')}, paper {rubric.get('overall', {}).get('paper')}")
+        released, paper = rubric["released"], rubric["paper"]
+        agentic = released.get("agentic")
+        echo(
+            f"   rubric, heuristic judge (key facts only, not an LLM verdict): overall {released['overall']:.1f} (released convention), "
+            f"{paper['overall']:.1f} (paper convention)" + (f"; agentic {agentic:.1f}" if isinstance(agentic, (int, float)) else "")
+        )
     echo(f"   report: {paths['markdown']}  and  {paths['html']}")
     return paths["html"]

@@ -56,10 +56,10 @@ class AcousticEvent(BaseModel):
 # Words people use for what the acoustic labels measure, so that lexical search finds "beep".
 LABEL_WORDS = {
     "tone": "tone beep whistle tonal",
+    "sound": "sound",
     "noise": "noise hiss static",
     "burst": "burst bang pop loud",
     "silence": "silence quiet pause",
-    "sound": "sound",
 }
 
 

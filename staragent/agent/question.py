@@ -26,13 +26,19 @@ AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "t
 VISUAL_WORDS = {"color", "colour", "wearing", "wear", "looks", "look", "appearance", "ball", "moving", "moves", "motion",
                 "animal", "person", "people", "face", "faces", "object", "objects", "scene", "background", "picture", "image"}
 OPERATIONS = {
+    "discount": ("after the discount", "after discount", "discounted price", "sale price", "with the discount"),
     "+": ("total", "sum", "combined", "together", "altogether", "add", "plus", "both"),
     "-": ("difference", "more than", "less than", "cheaper", "minus", "subtract", "gap", "exceed", "higher than", "lower than"),
     "*": ("times", "multiplied", "product", "double", "triple"),
-    "/": ("ratio", "divided", "per"),
+    "/": ("ratio", "divided by"),
     "mean": ("average", "mean"),
 }
-OPERATION_WORDS = {w for words in OPERATIONS.values() for phrase in words for w in phrase.split()} | {"how", "much", "many"}
+# Words that only say which operation to do; they are not what to search for.
+OPERATION_WORDS = {
+    "total", "sum", "combined", "together", "altogether", "add", "plus", "difference", "minus", "subtract", "gap",
+    "exceed", "times", "multiplied", "product", "double", "triple", "ratio", "divided", "average", "mean", "how",
+    "much", "many", "more", "less",
+}
 FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "right", "just", "immediately", "after",
                 "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
@@ -71,6 +77,12 @@ class Question:
     time_range: tuple[float, float] | None = None
     relation: str | None = None
     follow_up: bool = False
+    owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
+    asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
+
+    @property
+    def attributes(self) -> list[str]:
+        return [w for w in self.keywords if w.lower() in ATTRIBUTE_WORDS]
     intent: Intent | None = None
 
     @property
@@ -104,10 +116,12 @@ def content_words(text: str) -> list[str]:
 
 
 def _answer_type(lower: str) -> str | None:
-    if re.search(r"\bhow much\b|\bprice\b|\bcost|\bpaid\b|\$", lower):
+    if re.search(r"\bprice\b|\bcost|\bpaid\b|\bpay\b|\bspend|\bcharge|\bworth\b|\bfee\b|\$", lower):
         return "money"
-    if re.search(r"\bpercent|\bpercentage\b|%", lower):
+    if re.search(r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\bshare\b|\bturnover\b|\bsave", lower):
         return "percent"
+    if re.search(r"\bhow much\b", lower):
+        return "number"
     if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", lower):
         return "number"
     if re.search(r"\bwhat time\b|\bwhen\b|\bdepart|\barriv", lower):
@@ -135,12 +149,35 @@ def _operation(lower: str) -> str | None:
     return None
 
 
+_OWNER = re.compile(r"\bof (?:the )?([A-Z][\w-]*(?: [A-Z][\w-]*)*)")
+_NARRATOR = re.compile(r"\b(?:that |which )?the (?:speaker|narrator|presenter|host) (?:mentions|mentioned|says|said|gives|gave|names|named)\b", re.I)
+
+
+_ASKED_FOR = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
+_NOT_A_NOUN = {"is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "has", "have", "had",
+               "kind", "sort", "type", "exactly", "else", "the", "a", "an"}
+
+
+def _asked_for(lower: str) -> str | None:
+    found = _ASKED_FOR.search(lower)
+    return found[1] if found and found[1] not in _NOT_A_NOUN else None
+
+
+def _owner(text: str, operands: list[str]) -> str | None:
+    """The one entity every operand belongs to, when the question names it with "of"."""
+    owners = {m.group(1) for m in _OWNER.finditer(text)}
+    return owners.pop() if len(owners) == 1 and len(operands) >= 2 else None
+
+
 def _operands(text: str) -> list[str]:
     """Split 'the total price of the X and the Y' into one search per item."""
     parts = re.split(r"\s+(?:and|than|vs\.?|versus|compared to|plus|minus)\s+|,\s*", text)
     parts = [p for p in parts if content_words(p)]
     if len(parts) < 2:
         return []
+    # "the Basic and Pro plans of CloudBox": every part is "of CloudBox"
+    owners = [m.group(1) for p in parts for m in [_OWNER.search(p)] if m]
+    parts = [p if not owners or any(o in p for o in owners) else f"{p} {' '.join(owners)}" for p in parts]
     def attributes(words: list[str]) -> list[str]:
         return [w for w in words if w.lower() in ATTRIBUTE_WORDS]
 
@@ -230,6 +267,7 @@ def find_intent(text: str) -> Intent | None:
 
 
 def analyse(text: str, previous: Question | None = None) -> Question:
+    text = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
     lower = text.lower()
     words = set(re.findall(r"[a-z'-]+", lower))
     keywords = content_words(text)
@@ -254,10 +292,13 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         time_range=_video_time(text),
         intent=intent,
     )
-    relation = AFTER_BEFORE.search(lower)
+    question.owner = _owner(text, question.operands)
+    question.asked_for = _asked_for(lower)
+    relation = AFTER_BEFORE.search(lower) if question.operation != "discount" else None  # "after the discount" is no time
     if relation:
         question.relation = "before" if relation[2] in ("before", "previous", "earlier") else "after"
     if previous is not None and (FOLLOW_UP.search(text) and len(tokenize(text)) <= 4 or not keywords):
         question.follow_up = True
-        question.keywords = list(dict.fromkeys(keywords + [w for w in previous.keywords if w not in keywords]))
+        if question.relation is None:  # "right after that" is placed by time, not by the earlier topic
+            question.keywords = list(dict.fromkeys(keywords + [w for w in previous.keywords if w not in keywords]))
     return question

@@ -24,6 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from ..errors import StarAgentError
 from ..index.text import tokenize
 from ..schema import Evidence
 from ..timecodes import clock_range, format_range, parse_time
@@ -141,6 +142,8 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
         return _range_calls(q, *_shift(anchor, q.relation, turn.duration), tools)
     if SEARCH not in tools:
         return []
+    if q.operation and q.owner:  # "the Basic and Pro plans of X": both values are where X is
+        return [_call(SEARCH, query=f"{q.owner} {' '.join(q.attributes)}".strip(), k=3)]
     if q.operation and len(q.operands) >= 2:
         return [_call(SEARCH, query=operand, k=3) for operand in q.operands]
     return [_call(SEARCH, query=q.query, k=5)]
@@ -169,7 +172,14 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if turn.called(SEARCH) and not done_ranges:
         calls = []
         for hit in _top_hits(turn):
-            span = _shift((hit["start"], hit["end"]), q.relation, turn.duration)
+            # read the whole scene around the match: a slide's figures and what is said over it
+            span = (hit.get("scene_start", hit["start"]), hit.get("scene_end", hit["end"]))
+            if "audio" in q.wants and q.relation:
+                # "the sound after the narration about X": it may still fall within X's span
+                span = (span[0] - 10 * (q.relation == "before"), span[1] + 10 * (q.relation == "after"))
+                span = (max(0.0, span[0]), min(span[1], turn.duration or span[1]))
+            else:
+                span = _shift(span, q.relation, turn.duration)
             calls.extend(_range_calls(q, *span, tools))
         if calls:
             return calls
@@ -201,14 +211,16 @@ def operand_value(turn: Turn, operand: str, exclude: set | None = None) -> tuple
     q = turn.question
     wanted = set(tokenize(operand))
     best = None
-    for e in _turn_evidence(turn):
+    evidence = _turn_evidence(turn)
+    read = [e for e in evidence if e.source != "cross_modal_search"]
+    for e in read or evidence:  # what the range tools read, before what search saw elsewhere
         if exclude and e.key() in exclude:
             continue
         numbers = _numbers(e.text)
         if not numbers:
             continue
         toks = set(tokenize(e.text))
-        score = len(wanted & toks) / max(1, len(wanted))
+        score = len(matched(wanted, toks)) / max(1, len(wanted))
         if q.answer_type == "money" and _MONEY.search(e.text):
             score += 0.5
         near = _near_topic(turn, e, wanted)
@@ -224,7 +236,7 @@ def _near_topic(turn: Turn, e: Evidence, wanted: set[str]) -> float:
     for other in _turn_evidence(turn):
         if other.modality == e.modality and other.start < e.end and other.end > e.start:
             toks |= set(tokenize(other.text))
-    return len(wanted & toks) / max(1, len(wanted))
+    return len(matched(wanted, toks)) / max(1, len(wanted))
 
 
 def operand_values(turn: Turn) -> list[tuple[float, Evidence]]:
@@ -240,6 +252,8 @@ def operand_values(turn: Turn) -> list[tuple[float, Evidence]]:
     return found
 
 
+NUMBER_WORDS = {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
+                "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion", "dozen"}
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 
 
@@ -249,7 +263,7 @@ def listed_values(turn: Turn) -> list[tuple[float, Evidence]]:
     wanted = q.tokens
     found: dict[float, Evidence] = {}
     for e in sorted(_turn_evidence(turn), key=lambda x: x.start):
-        if not wanted & set(tokenize(e.text)):
+        if not matched(wanted, set(tokenize(e.text))):
             continue
         if q.answer_type == "money" and not _MONEY.search(e.text):
             continue
@@ -259,12 +273,38 @@ def listed_values(turn: Turn) -> list[tuple[float, Evidence]]:
     return list(found.items())[:count]
 
 
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
+_PRICE_WORDS = re.compile(r"\b(price|costs?|normally|regular|usually|sells? for)\b", re.I)
+_OFF_WORDS = re.compile(r"\b(off|discount|sale|saves?|reduced)\b", re.I)
+
+
+def discount_values(turn: Turn) -> list[tuple[float, Evidence]]:
+    """The price and the percentage off that best fit the question ("after the discount")."""
+    scored = sorted(_read_first(_with_context(turn.question, _turn_evidence(turn))), key=lambda x: (-x[0], x[2].start))
+    # a price line says so ("Regular price", "normally costs"); a discount line says "off" or "discount"
+    prices = [(_PRICE_WORDS.search(e.text) is None, i, e) for i, (_, _, e) in enumerate(scored) if _MONEY.search(e.text)]
+    offs = [(_OFF_WORDS.search(e.text) is None, i, e) for i, (_, _, e) in enumerate(scored) if _PERCENT.search(e.text)]
+    if not prices or not offs:
+        return []
+    price, off = min(prices, key=lambda x: x[:2])[2], min(offs, key=lambda x: x[:2])[2]
+    return [(_numbers(price.text)[0][1], price), (float(_PERCENT.search(off.text)[1]), off)]
+
+
+def _values(turn: Turn) -> list[tuple[float, Evidence]]:
+    q = turn.question
+    if q.operation == "discount":
+        return discount_values(turn)
+    return operand_values(turn) if q.operands else listed_values(turn)
+
+
 def arithmetic(turn: Turn) -> str | None:
     q = turn.question
-    values = [v for v, _ in (operand_values(turn) if q.operands else listed_values(turn))]
+    values = [v for v, _ in _values(turn)]
     if len(values) < 2:
         return None
     text = [f"{v:g}" for v in values]
+    if q.operation == "discount":
+        return f"{text[0]} * (1 - {text[1]} / 100)"
     if q.operation == "mean":
         return f"mean({', '.join(text)})"
     if q.operation == "-":
@@ -276,20 +316,24 @@ def arithmetic(turn: Turn) -> str | None:
 
 
 def _turn_evidence(turn: Turn) -> list[Evidence]:
-    seen, out = set(), []
+    """Everything this turn's tools found, once each; a line both search and a range tool found
+    counts as read by the range tool."""
+    found: dict[tuple, Evidence] = {}
     for step in turn.steps:
         for e in step.evidence:
-            if e.key() not in seen:
-                seen.add(e.key())
-                out.append(e)
-    return out
+            kept = found.get(e.key())
+            if kept is None or (kept.source == "cross_modal_search" and e.source != "cross_modal_search"):
+                found[e.key()] = e
+    return list(found.values())
 
 
 def _has_type(text: str, answer_type: str | None) -> bool:
     if answer_type == "money":
         return bool(_MONEY.search(text))
-    if answer_type in ("number", "percent"):
-        return bool(_NUMBER.search(text)) or bool(set(text.lower().split()) & {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"})
+    if answer_type == "percent":
+        return bool(_PERCENT.search(text))
+    if answer_type == "number":  # "one" is left out: "One more offer" states no number
+        return bool(_NUMBER.search(text)) or bool(set(re.findall(r"[a-z]+", text.lower())) & NUMBER_WORDS)
     if answer_type == "time":
         return bool(_TIME.search(text))
     if answer_type == "date":
@@ -301,63 +345,117 @@ def _has_type(text: str, answer_type: str | None) -> bool:
     return False
 
 
+def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
+    """The question's words found among ``tokens``, a word also matching one it begins or ends
+    ("grow" ~ "growth", "prep" ~ "prepar"): stemming does not join such pairs."""
+    found = wanted & tokens
+    for w in wanted - found:
+        if len(w) >= 4 and any(len(t) >= 4 and (t.startswith(w) or w.startswith(t)) for t in tokens):
+            found.add(w)
+    return found
+
+
 def _beyond_question(text: str, wanted: set[str]) -> str:
     """``text`` without the words the question already used: what the line adds."""
-    return " ".join(w for w in text.split() if not (set(tokenize(w)) & wanted))
+    return " ".join(w for w in text.split() if not matched(wanted, set(tokenize(w))))
 
 
-def _score(q: Question, e: Evidence) -> tuple[float, float]:
+SALIENT_SOUNDS = {"tone": 0.3, "burst": 0.3, "noise": 0.25, "sound": 0.1, "silence": 0.0}
+TYPE_BONUS = 0.6
+
+
+def _score(q: Question, e: Evidence, context: set[str]) -> tuple[float, float]:
+    """``(score, share)``: how well ``e`` answers ``q``.
+
+    ``share`` is the part of the question's words the line itself contains. ``context`` holds the
+    words of what is shown or said beside it at the same moment (the title above a figure); it
+    counts for half, and only for the words the line lacks. A line that says something of the kind
+    asked for (a price, a name, a time) beyond the question's own words gains most; one that only
+    repeats the question (a heading) loses.
+    """
     wanted = q.tokens
     toks = set(tokenize(e.text))
-    share = len(wanted & toks) / max(1, len(wanted))
+    share = len(matched(wanted, toks)) / max(1, len(wanted))
+    around = len(matched(wanted, toks | context)) / max(1, len(wanted))
     news = _beyond_question(e.text, wanted)
+    score = share + 0.5 * (around - share) + (TYPE_BONUS if _has_type(news, q.answer_type) else 0.0)
+    score += 0.15 if e.modality in q.wants else 0.0
+    if q.asked_for and e.modality != "audio" and tokenize(news) and matched(set(tokenize(q.asked_for)), toks):
+        score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
+    if not tokenize(news):
+        score -= 0.4
     if (q.time_range or q.relation) and e.source != "cross_modal_search" and (not q.wants or e.modality in q.wants):
         share = max(share, 0.5)  # the question named the moment: what is there is the answer
-    score = share + (0.5 if _has_type(news, q.answer_type) else 0.0) + (0.15 if e.modality in q.wants else 0.0)
-    if not tokenize(news):
-        score -= 0.4  # it only repeats the question (a title, a heading)
+    if share == 0 and around >= 0.5:
+        share = 0.3 * around  # the figure under a matching title: eligible, though it names nothing asked
     if e.modality == "audio" and "audio" in q.wants:
         share = max(share, 0.5)
-        score += 0.5
+        score += 0.5 + SALIENT_SOUNDS.get(e.text.split(":", 1)[0], 0.0)
+        if e.text.startswith("silence"):  # a pause between sentences is not "the silence after"
+            score += 0.06 * min(e.end - e.start, 6.0)
+        elif "tonal" in e.text:
+            score += 0.1  # a chime or a bell says more than an unnamed sound
     return score, share
 
 
 def _with_context(q: Question, evidence: list[Evidence]) -> list[tuple[float, float, Evidence]]:
-    """Score every line; a line shown together with a matching line (the name under a slide's
-    title) borrows part of that line's match, since it is often the answer."""
-    scores = {e.key(): _score(q, e) for e in evidence}
+    """Every line that bears on the question, scored with what surrounds it: lines of the same
+    kind (on screen, or spoken) at the same moment. For "the sound after ..." later sounds in the
+    span read score a little higher, for "before ..." earlier ones."""
+    tokens = {e.key(): set(tokenize(e.text)) for e in evidence}
+    sounds = [e.start for e in evidence if e.modality == "audio"]
+    first, last = (min(sounds), max(sounds)) if sounds else (0.0, 0.0)
     out = []
     for e in evidence:
-        score, share = scores[e.key()]
-        if share == 0 and e.modality == "ocr":
-            borrowed = max(
-                (scores[o.key()][1] for o in evidence if o.modality == "ocr" and o.start < e.end and o.end > e.start and o is not e),
-                default=0.0,
-            )
-            share = 0.6 * borrowed
-            score += share
+        beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
+        score, share = _score(q, e, set().union(*beside))
+        if e.modality == "audio" and q.relation and last > first:
+            position = (e.start - first) / (last - first)
+            score += 0.15 * (position if q.relation == "after" else 1 - position)
         if share > 0:
             out.append((score, share, e))
     return out
 
 
+def _range_start(turn: Turn) -> float | None:
+    """Where the ranges this turn read begin (for "right after that": the first thing after it)."""
+    starts = []
+    for step in turn.steps:
+        if step.name in (SPEECH, TEXT, AUDIO) and isinstance(step.args.get("timestamp"), str):
+            try:
+                starts.append(parse_time(step.args["timestamp"].split("-")[0]))
+            except StarAgentError:
+                continue
+    return min(starts) if starts else None
+
+
+def _read_first(scored: list[tuple[float, float, Evidence]]) -> list[tuple[float, float, Evidence]]:
+    """What the range tools read (the best span, as a whole) beats what search saw elsewhere."""
+    read = [x for x in scored if x[2].source != "cross_modal_search"]
+    return read or scored
+
+
 def choose_evidence(turn: Turn, limit: int = 3) -> list[Evidence]:
     q = turn.question
-    scored = _with_context(q, _turn_evidence(turn))
+    scored = _read_first(_with_context(q, _turn_evidence(turn)))
     if not scored:
         return []
-    if q.relation and any(e.source != "cross_modal_search" for *_, e in scored):
-        # the answer lies in the shifted range, not in the span that anchored it
-        scored = [x for x in scored if x[2].source != "cross_modal_search"]
+    asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
+    if asked and any(e.modality in asked for *_, e in scored):
+        scored = [x for x in scored if x[2].modality in asked]  # "what was said": speech, not the slide
+    if q.relation == "after" and "audio" not in q.wants and (begin := _range_start(turn)) is not None:
+        after = [x for x in scored if x[2].start >= begin - 0.5]
+        if after:  # "what was said right after that": the first thing after, not the best match
+            return [min(after, key=lambda x: x[2].start)[2]]
     scored.sort(key=lambda x: (-x[0], x[2].start))
     best = scored[0][2]
     chosen = [best]
-    covered = set(tokenize(best.text)) & q.tokens
+    covered = matched(q.tokens, set(tokenize(best.text)))
     for _, _, e in scored[1:]:
         if len(chosen) >= limit:
             break
         near = abs(e.start - best.start) <= 30 or any(e.key() == c.key() for c in chosen)
-        adds = (set(tokenize(e.text)) & q.tokens) - covered
+        adds = matched(q.tokens, set(tokenize(e.text))) - covered
         if near and (adds or _has_type(e.text, q.answer_type) and not _has_type(best.text, q.answer_type)):
             chosen.append(e)
             covered |= adds
@@ -394,9 +492,10 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     calc = [found for s in turn.called(CALC) if (found := _calculated(s))]
     if calc:
         value, expression = calc[-1]
-        verb = {"+": "Together that makes", "-": "The difference is", "*": "The product is", "/": "The ratio is", "mean": "The average is"}.get(q.operation or "", "The result is")
+        verb = {"+": "Together that makes", "-": "The difference is", "*": "The product is", "/": "The ratio is", "mean": "The average is",
+                "discount": "After the discount it costs"}.get(q.operation or "", "The result is")
         parts.append(f"{verb} {value} ({expression}).")
-        cited = [e for _, e in (operand_values(turn) if q.operands else listed_values(turn))] or cited
+        cited = [e for _, e in _values(turn)] or cited
     groups: dict[tuple, list[Evidence]] = {}
     for e in sorted(cited, key=lambda x: x.start):
         groups.setdefault((e.modality, round(e.start, 1), round(e.end, 1)), []).append(e)

@@ -40,7 +40,7 @@ MODALITY_TASK = {
 MODALITY_TAGS = {"ocr": ["visual"], "speech": ["speech"], "audio": ["audio"], "visual": ["visual"]}
 SEARCH_MODALITY = {"ocr": "ocr", "speech": "speech", "audio": "audio", "visual": "visual"}
 HALLUCINATION = "Must not include information that the video does not show or say"
-_PRICE = re.compile(r"[$€£]?\d[\d,]*(?:\.\d+)?")
+_PRICE = re.compile(r"[$€£]\d[\d,]*(?:\.\d+)?")  # a price has its currency; "Loading bays: 35" is no price
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -216,7 +216,12 @@ def _search(fact: Any, modality: str) -> ToolCall:
 def agentic_samples(script: Any, video_path: str | None = None) -> list[Sample]:
     facts = _facts(script)
     out: list[Sample] = []
-    priced = [(f, p) for f in facts if str(_get(f, "modality")) == "ocr" for p in [_price(f)] if p]
+    priced, topics = [], set()
+    for f in facts:  # two prices shown on screen, of two different things
+        price = _price(f) if str(_get(f, "modality")) == "ocr" and _get(f, "kind", "lookup") == "lookup" else None
+        if price and _get(f, "topic") not in topics:
+            priced.append((f, price))
+            topics.add(_get(f, "topic"))
     if len(priced) >= 2:
         (fa, (ra, va)), (fb, (rb, vb)) = priced[0], priced[1]
         total = _money(va + vb, ra)

@@ -1,6 +1,7 @@
 """Cross-modal search: rank segments per modality (BM25 over text, FAISS over embeddings), fuse
-the rankings with reciprocal rank fusion, merge neighbouring hits of the same scene into one span,
-and attach the evidence that matched, with its own timestamps."""
+the rankings with reciprocal rank fusion weighted by how much of the query each segment covers,
+merge neighbouring hits of the same scene into one span, and attach the evidence that matched,
+with its own timestamps."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class SearchHit(BaseModel):
     end: float
     score: float = Field(description="fused reciprocal-rank score (higher is better)")
     segment_ids: list[int]
+    scene_start: float = Field(0.0, description="start of the scene (shot, slide) around the hit, at most a minute before it")
+    scene_end: float = Field(0.0, description="end of that scene, at most a minute after the hit")
     ranks: dict[str, int] = Field(default_factory=dict, description="best rank of this span in each modality (1 = top)")
     evidence: list[Evidence] = Field(default_factory=list)
 
@@ -66,8 +69,21 @@ def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: in
     return sorted(best.items(), key=lambda kv: -kv[1])
 
 
+def _with_coverage(index: VideoIndex, modality: str, ranked: list[tuple[int, float]], qtokens: set[str]) -> list[tuple[int, float]]:
+    """Replace scores by the share of the query each segment contains in this modality, words
+    weighted by rarity: "Denver" in "first shift at the Denver warehouse" outweighs "first"."""
+    docs = index.segment_tokens.get(modality, {})
+    idf = index.token_idf
+    rare = max(idf.values(), default=1.0)
+    weight = {t: idf.get(t, rare) for t in qtokens}
+    total = sum(weight.values()) or 1.0
+    return [(doc, sum(weight[t] for t in qtokens & docs.get(doc, frozenset())) / total) for doc, _ in ranked]
+
+
 def _rankings(index, query, modalities, encoders, depth) -> tuple[dict[str, list[tuple[int, float]]], dict[str, str]]:
+    """Per modality, segments in rank order with a weight: query coverage for text, 1 for pictures."""
     rankings: dict[str, list[tuple[int, float]]] = {}
+    qtokens = set(tokenize(query))
     unavailable: dict[str, str] = {}
     for m in modalities:
         if m == "visual":
@@ -76,7 +92,7 @@ def _rankings(index, query, modalities, encoders, depth) -> tuple[dict[str, list
             elif "visual" not in encoders:
                 unavailable[m] = "no text encoder for visual search is loaded"
             else:
-                rankings[m] = _rank_visual(index, query, encoders["visual"], depth)
+                rankings[m] = [(doc, 1.0) for doc, _ in _rank_visual(index, query, encoders["visual"], depth)]
             continue
         lexical = index.lexical(m)
         ranked = lexical.search(query, depth) if lexical is not None else []
@@ -86,15 +102,17 @@ def _rankings(index, query, modalities, encoders, depth) -> tuple[dict[str, list
         if lexical is None and dense is None:
             unavailable[m] = f"no {m} content was extracted from this video"
             continue
-        rankings[m] = ranked
+        rankings[m] = _with_coverage(index, m, ranked, qtokens)
     return rankings, unavailable
 
 
-def _fuse(rankings: dict[str, list[tuple[int, float]]], rrf_k: int) -> list[tuple[int, float]]:
+def _fuse(rankings: dict[str, list[tuple[int, float]]], rrf_k: int, weighted: bool = False) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion; with ``weighted`` each contribution is scaled by the ranking's weight
+    (query coverage), so two partial matches do not outrank one complete match."""
     fused: dict[int, float] = {}
     for ranked in rankings.values():
-        for rank, (doc, _) in enumerate(ranked, start=1):
-            fused[doc] = fused.get(doc, 0.0) + 1.0 / (rrf_k + rank)
+        for rank, (doc, weight) in enumerate(ranked, start=1):
+            fused[doc] = fused.get(doc, 0.0) + (weight if weighted else 1.0) / (rrf_k + rank)
     return sorted(fused.items(), key=lambda kv: -kv[1])
 
 
@@ -143,7 +161,7 @@ def cross_modal_search(
         raise InputError(f"k must be at least 1 (got {k})")
     chosen = parse_modalities(modalities)
     rankings, unavailable = _rankings(index, query, chosen, encoders or {}, depth)
-    fused = _fuse(rankings, rrf_k)
+    fused = _fuse(rankings, rrf_k, weighted=True)
     rank_of = {m: {doc: r for r, (doc, _) in enumerate(ranked, start=1)} for m, ranked in rankings.items()}
     score_of = dict(fused)
 
@@ -157,13 +175,17 @@ def cross_modal_search(
             groups.append([doc])
     groups.sort(key=lambda g: -max(score_of[d] for d in g))
     qtokens = set(tokenize(query))
+    cuts = [0.0, *index.scene_cuts, index.duration]
     hits = []
     for group in groups[:k]:
+        start, end = index.segments[group[0]].start, index.segments[group[-1]].end
         ranks = {m: min(r[d] for d in group if d in r) for m, r in rank_of.items() if any(d in r for d in group)}
         hits.append(
             SearchHit(
-                start=index.segments[group[0]].start,
-                end=index.segments[group[-1]].end,
+                start=start,
+                end=end,
+                scene_start=max(max((c for c in cuts if c <= start + 1e-6), default=0.0), start - 60.0),
+                scene_end=min(min((c for c in cuts if c >= end - 1e-6), default=index.duration), end + 60.0),
                 score=round(max(score_of[d] for d in group), 5),
                 segment_ids=group,
                 ranks=ranks,

@@ -240,33 +240,79 @@ def _frames_params(ctx: BuildContext) -> dict:
     )
 
 
+class KeyframePicker:
+    """Decides, frame by frame, which sampled frames to keep as keyframes.
+
+    A frame is kept at a detected cut, when new content has settled on screen (a slide replaced by
+    another with the same layout: no cut for a colour-based detector, but new text), and at least
+    every ``interval`` seconds. A settled change also counts as a cut, dated to the first frame
+    that showed it, so the previous picture's span ends where it really ended.
+    """
+
+    def __init__(self, interval: float, reuse_threshold: float):
+        self.interval = interval
+        self.reuse_threshold = reuse_threshold
+        self.kf_grey: np.ndarray | None = None
+        self.kf_time = float("-inf")
+        self.prev_grey: np.ndarray | None = None
+        self.change_start: float | None = None
+
+    def consider(self, time: float, grey: np.ndarray, cut: bool) -> tuple[bool, float, bool, bool]:
+        """``(keep, keyframe_time, content_cut, same_picture_as_last)`` for one sampled frame."""
+        keep, when, content_cut = False, time, False
+        if self.kf_grey is None or cut:
+            keep = True
+        else:
+            changed = float(np.mean(np.abs(grey - self.kf_grey) > PIXEL_DELTA)) > CONTENT_CHANGE
+            self.change_start = (self.change_start if self.change_start is not None else time) if changed else None
+            settled = self.prev_grey is not None and float(np.mean(np.abs(grey - self.prev_grey) > PIXEL_DELTA)) < SETTLED
+            if self.change_start is not None and settled:
+                keep, when, content_cut = True, self.change_start, True
+            elif time - self.kf_time >= self.interval:
+                keep = True
+        same = False
+        if keep:
+            same = self.kf_grey is not None and float(np.mean(np.abs(grey - self.kf_grey))) < self.reuse_threshold
+            self.kf_grey, self.kf_time, self.change_start = grey, when, None
+        self.prev_grey = grey
+        return keep, when, content_cut, same
+
+
+def _merge_cuts(cuts: list[float], within: float) -> list[float]:
+    merged: list[float] = []
+    for cut in sorted(cuts):
+        if not merged or cut - merged[-1] > within:
+            merged.append(cut)
+    return merged
+
+
 def run_frames(ctx: BuildContext) -> dict:
-    """One decoding pass: scene cuts (PySceneDetect's content detector on small frames) and
-    keyframes (first frame of each scene, settled new content, and at least one per interval)."""
+    """One decoding pass: scene cuts (PySceneDetect's content detector on small frames, plus settled
+    content changes) and keyframes (see ``KeyframePicker``)."""
     import cv2
     from PIL import Image
     from scenedetect import ContentDetector, FrameTimecode
 
+    from .segments import scene_of
+
     s = ctx.settings.index
     detector = ContentDetector(threshold=s.scene_threshold, min_scene_len=max(1, round(s.min_scene_len * s.analysis_fps)))
+    picker = KeyframePicker(s.keyframe_interval, s.ocr_reuse_threshold)
     times: list[float] = []
-    cut_frames: list[int] = []
+    detected: list[int] = []
+    content_cuts: list[float] = []
     keyframes: list[Keyframe] = []
-    kf_grey = prev_grey = None
     duration = max(ctx.info.duration, 1e-3)
     with atomic_dir(ctx.path("keyframes")) as kdir, ctx.progress(total=round(duration), desc="frames", unit="s") as bar:
         for n, frame in enumerate(media.scan_frames(ctx.video, s.analysis_fps, s.analysis_width, s.decode_nonref)):
             times.append(frame.time)
             cuts_now = detector.process_frame(FrameTimecode(n, fps=s.analysis_fps), frame.small)
-            cut_frames.extend(c.frame_num for c in cuts_now)
+            detected.extend(c.frame_num for c in cuts_now)
             grey = cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255.0
-            take = kf_grey is None or bool(cuts_now)
-            if not take:
-                changed = float(np.mean(np.abs(grey - kf_grey) > PIXEL_DELTA))
-                settled = prev_grey is not None and float(np.mean(np.abs(grey - prev_grey) > PIXEL_DELTA)) < SETTLED
-                take = (changed > CONTENT_CHANGE and settled) or frame.time - keyframes[-1].time >= s.keyframe_interval
-            if take:
-                same = kf_grey is not None and float(np.mean(np.abs(grey - kf_grey))) < s.ocr_reuse_threshold
+            keep, when, content_cut, same = picker.consider(frame.time, grey, bool(cuts_now))
+            if keep:
+                if content_cut:
+                    content_cuts.append(round(when, 3))
                 if same:  # the picture did not change: share the previous image and its OCR
                     prev = keyframes[-1]
                     file, ocr_from, w, h = prev.file, prev.ocr_from if prev.ocr_from is not None else prev.id, prev.width, prev.height
@@ -275,26 +321,21 @@ def run_frames(ctx: BuildContext) -> dict:
                     file, ocr_from = f"{len(keyframes):06d}.jpg", None
                     h, w = image.shape[:2]
                     Image.fromarray(image).save(kdir / file, quality=90)
-                keyframes.append(
-                    Keyframe(id=len(keyframes), time=round(frame.time, 3), until=round(frame.time, 3), scene=0, file=file, width=w, height=h, ocr_from=ocr_from)
-                )
-                kf_grey = grey
-            prev_grey = grey
+                keyframes.append(Keyframe(id=len(keyframes), time=round(when, 3), until=round(when, 3), scene=0, file=file, width=w, height=h, ocr_from=ocr_from))
             bar.update(max(0, round(frame.time) - bar.n))
     if not times:
         from ..errors import MediaError
 
         raise MediaError(f"{ctx.video.name} has no decodable video frames")
-    cuts = sorted({round(times[min(c, len(times) - 1)], 3) for c in cut_frames if 0 < c < len(times)})
-    from .segments import scene_of
-
+    detector_cuts = [round(times[min(c, len(times) - 1)], 3) for c in detected if 0 < c < len(times)]
+    cuts = _merge_cuts(detector_cuts + content_cuts, within=1.5 / s.analysis_fps)
     end = max(ctx.info.duration, times[-1])
     for i, kf in enumerate(keyframes):
         kf.until = keyframes[i + 1].time if i + 1 < len(keyframes) else round(end, 3)
         kf.scene = scene_of(kf.time, cuts)
     write_jsonl(ctx.path("keyframes.jsonl"), [k.model_dump() for k in keyframes])
     write_json(ctx.path("scenes.json"), {"cuts": cuts, "duration": round(end, 3), "sampled_frames": len(times)})
-    return {"scenes": len(cuts) + 1, "keyframes": len(keyframes), "keyframe_images": len({k.file for k in keyframes})}
+    return {"scenes": len(cuts) + 1, "content_cuts": len(content_cuts), "keyframes": len(keyframes), "keyframe_images": len({k.file for k in keyframes})}
 
 
 def _ocr_params(ctx: BuildContext) -> dict:
@@ -515,14 +556,14 @@ STAGES: tuple[Stage, ...] = (
     Stage("audio", (), ("audio.npy",), lambda ctx: {"rate": SAMPLE_RATE}, run_audio),
     Stage("vad", ("audio",), ("speech_spans.json",), lambda ctx: ctx.settings.index.model_dump(include={"vad_threshold", "min_silence"}), run_vad),
     Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech, role="asr"),
-    Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics),
+    Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics, version=5),
     Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger"),
-    Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames),
-    Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr"),
+    Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=2),
+    Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=4),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
     Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=2),
-    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=2),
+    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=4),
 )
 
 

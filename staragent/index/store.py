@@ -117,6 +117,26 @@ class VideoIndex:
         return self.dir / "keyframes" / keyframe.file
 
     # ------------------------------------------------------------ search structures
+    @functools.cached_property
+    def segment_tokens(self) -> dict[str, dict[int, frozenset[str]]]:
+        """Search tokens of each segment in each text modality (for query-coverage weighting)."""
+        from .text import tokenize
+
+        return {m: {i: frozenset(tokenize(t)) for i, t in texts.items()} for m, texts in segment_texts(self.segments).items()}
+
+    @functools.cached_property
+    def token_idf(self) -> dict[str, float]:
+        """Inverse document frequency of each search token over segments (any modality)."""
+        import math
+
+        frequency: dict[str, int] = {}
+        for seg in self.segments:
+            seen = set().union(*(docs.get(seg.id, frozenset()) for docs in self.segment_tokens.values()))
+            for token in seen:
+                frequency[token] = frequency.get(token, 0) + 1
+        total = len(self.segments)
+        return {token: math.log((total + 1) / (count + 0.5)) for token, count in frequency.items()}
+
     @functools.cache  # noqa: B019 - one index object per video, lives as long as it
     def lexical(self, modality: str):
         from .lexical import LexicalIndex

@@ -1,14 +1,17 @@
 """One tokenizer for indexing and querying text (speech, OCR, captions, audio labels).
 
 Lower-cases, keeps numbers whole (``$1,249.99`` -> ``1249.99``), splits words that OCR glued
-together ("MariaLopez", "Flight417"), drops common English words and strips suffixes with the
-Porter stemmer so that "prices" finds "price".
+together ("MariaLopez", "Flight417"; and "Denverwarehouse" by dictionary, keeping the glued form
+too), drops common English words and strips suffixes with the Porter stemmer so that "prices"
+finds "price".
 """
 
 from __future__ import annotations
 
 import functools
 import re
+
+from ..words import glued_pieces
 
 _NUMBER_COMMAS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 # Word boundaries OCR sometimes loses: "MariaLopez", "Flight417" (applied before lower-casing).
@@ -42,6 +45,8 @@ def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
         if not keep_stopwords and token in STOPWORDS:
             continue
         tokens.append(_stem(token))
+        # "denverwarehouse" (OCR lost a space) also counts as "denver" and "warehouse"
+        tokens.extend(_stem(piece) for piece in glued_pieces(token))
     return tokens
 
 

@@ -134,15 +134,19 @@ def detect_events(frames: AcousticFrames, speech_spans: list[tuple[float, float]
         label = labels[i]
         loud = float(np.max(frames.rms_db[i : j + 1]))
         detail = ""
+        pitch = int(round(float(np.median(frames.peak_hz[i : j + 1])), -1))
         if label == "tone":
-            detail = f"steady tone near {int(round(float(np.median(frames.peak_hz[i : j + 1])), -1))} Hz"
+            # what people call a short steady tone
+            detail = f"beep (steady tone near {pitch} Hz)" if end - start <= BURST_MAX_SECONDS else f"steady tone near {pitch} Hz"
         elif label == "noise":
             if end - start <= BURST_MAX_SECONDS:
                 label, detail = "burst", "short burst of broadband noise"
             else:
                 detail = "broadband noise"
         elif label == "sound" and float(np.median(frames.flatness[i : j + 1])) < TONE_FLATNESS:
-            detail = f"tonal sound near {int(round(float(np.median(frames.peak_hz[i : j + 1])), -1))} Hz"
+            detail = f"tonal sound near {pitch} Hz, changing in loudness (a chime, bell or music)"
+        elif label == "silence":
+            detail = f"{end - start:.1f} s of silence"
         elif label == "burst":
             if end - start <= BURST_MAX_SECONDS:
                 detail = "sudden loud sound"
@@ -150,7 +154,30 @@ def detect_events(frames: AcousticFrames, speech_spans: list[tuple[float, float]
                 label = "sound"
         events.append(AcousticEvent(start=round(start, 3), end=round(end, 3), label=label, detail=detail, loudness_db=round(loud, 1)))
         i = j + 1
-    return events
+    return _join_fragments(events)
+
+
+# Most telling first: a run of adjacent windows takes the label of its most specific part.
+_SPECIFIC = ("tone", "noise", "burst", "sound")
+
+
+def _join_fragments(events: list[AcousticEvent]) -> list[AcousticEvent]:
+    """One sound cut into several labels by the window grid (a beep's onset and decay fall in
+    windows that read as "sound") becomes one event with the most specific label."""
+    out: list[AcousticEvent] = []
+    for event in events:
+        prev = out[-1] if out else None
+        if prev and prev.label in _SPECIFIC and event.label in _SPECIFIC and abs(prev.end - event.start) < 1e-6:
+            keep = prev if _SPECIFIC.index(prev.label) <= _SPECIFIC.index(event.label) else event
+            label, detail = keep.label, keep.detail
+            length = event.end - prev.start
+            if label == "tone" and length > BURST_MAX_SECONDS:
+                detail = detail.replace("beep (", "").rstrip(")") if detail.startswith("beep (") else detail
+            out[-1] = AcousticEvent(start=prev.start, end=event.end, label=label, detail=detail,
+                                    loudness_db=max(prev.loudness_db or -120.0, event.loudness_db or -120.0))
+        else:
+            out.append(event)
+    return out
 
 
 def summarize(frames: AcousticFrames, events: list[AcousticEvent], start: float, end: float, tags: list[str] | None = None) -> AudioSummary:

@@ -3,6 +3,7 @@ fractions of the frame, so results do not depend on the resolution the frame was
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -27,11 +28,26 @@ def reading_order(lines: list[OcrLine]) -> list[OcrLine]:
     return sorted(lines, key=lambda line: (round(line.box[1] * 40), line.box[0]))
 
 
+_LABEL_COLON = re.compile(r"(?<=[A-Za-z]):(?=[^\s/\\])")
+_QUARTER_YEAR = re.compile(r"\b(Q[1-4])((?:19|20)\d\d)\b")
+_GLUED_SMALL_WORD = re.compile(r"(?<=\s)(of|to|in|on|at|for|and|the|by|with|from)(?=[A-Z][a-z])")
+
+
+def tidy_text(text: str) -> str:
+    """Undo the commonest slips of recognisers on slides: the space after a label's colon
+    ("Price:$249" -> "Price: $249"; clock times stay "14:35") and after a small word before a
+    capital ("Head ofSales" -> "Head of Sales"; names like "DataForge" stay whole), and between a
+    quarter and its year ("Q12020" -> "Q1 2020")."""
+    text = _LABEL_COLON.sub(": ", str(text).strip())
+    text = _QUARTER_YEAR.sub(r"\1 \2", text)  # "Q12020" -> "Q1 2020"
+    return _GLUED_SMALL_WORD.sub(r"\1 ", text)
+
+
 def detections_to_lines(found, width: int, height: int, min_score: float) -> list[OcrLine]:
     """``(polygon, text, score)`` triples, as both OCR engines return them, as lines in reading
     order, dropping empty and unsure ones."""
     lines = [
-        OcrLine(text=str(text).strip(), box=polygon_to_box(points, width, height), score=round(float(score), 4))
+        OcrLine(text=tidy_text(text), box=polygon_to_box(points, width, height), score=round(float(score), 4))
         for points, text, score in found
         if str(text).strip() and float(score) >= min_score
     ]

@@ -31,7 +31,7 @@ class AudioEventsResult(ToolResult):
         return [
             Evidence(start=e.start, end=e.end, modality="audio", text=f"{e.label}: {e.detail}" if e.detail else e.label, source="detect_audio_events")
             for e in self.events
-            if e.label not in ("speech", "silence")
+            if e.label != "speech"
         ]
 
     def summary(self) -> str:

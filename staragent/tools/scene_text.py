@@ -10,6 +10,8 @@ from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
 from .common import RANGE_HELP
 
+EDGE_SECONDS = 0.75
+
 
 class FrameText(BaseModel):
     timestamp: str
@@ -62,6 +64,8 @@ class ExtractSceneText(Tool):
         frames, seen, texts = [], set(), []
         for keyframe, lines in index.ocr_between(start, end):
             lo, hi = max(start, keyframe.time), min(end, keyframe.until)
+            if hi - lo < min(EDGE_SECONDS, (end - start) / 2):
+                continue  # the previous picture still on screen for a moment at the range's edge
             frame_texts = [line.text for line in lines]
             frames.append(FrameText(timestamp=format_range(lo, hi), start=lo, end=hi, texts=frame_texts))
             for text in frame_texts:

@@ -21,6 +21,9 @@ class Hit(BaseModel):
     timestamp: str
     start: float
     end: float
+    scene: str = Field(description="the whole scene (shot, slide) around the match; read it for context")
+    scene_start: float
+    scene_end: float
     score: float
     matched: list[str] = Field(description="modalities in which this span ranked")
     evidence: list[Match]
@@ -70,6 +73,9 @@ class CrossModalSearch(Tool):
                 timestamp=format_range(h.start, h.end),
                 start=h.start,
                 end=h.end,
+                scene=format_range(h.scene_start, h.scene_end),
+                scene_start=h.scene_start,
+                scene_end=h.scene_end,
                 score=h.score,
                 matched=sorted(h.ranks),
                 evidence=[
