@@ -32,52 +32,20 @@ import logging
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..fsutil import stable_hash
 from .errors import DatasetError
-from .schema import Sample, Turn
+from .schema import Dataset, Sample, Turn
 
 KINDS = ("starbench", "hf", "vdact", "videoautobench", "giraffe", "synthetic")
-VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi")
 # Options each kind of dataset takes besides ``name`` (paths are given as strings on the command line).
 DATASET_OPTIONS: dict[str, tuple[str, ...]] = {"vdact": ("summaries",), "videoautobench": ("responses",)}
 HUB_EXTRA_HINT = "pip install 'staragent[hub]'"
 
 log = logging.getLogger("staragent.bench")
-
-
-@dataclass
-class Dataset:
-    name: str
-    kind: str
-    source: str
-    samples: list[Sample]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def fingerprint(self) -> str:
-        return stable_hash([s.model_dump(mode="json") for s in self.samples])
-
-    def select(self, ids: Iterable[str] | None = None, limit: int | None = None) -> Dataset:
-        samples = self.samples
-        if ids:
-            wanted = [str(i) for i in ids]
-            known = {s.sample_id for s in samples}
-            missing = [i for i in wanted if i not in known]
-            if missing:
-                raise DatasetError(
-                    f"{self.name} has no sample with id {', '.join(missing[:5])}"
-                    f"{' ...' if len(missing) > 5 else ''}; check the ids passed to --samples"
-                )
-            keep = set(wanted)
-            samples = [s for s in samples if s.sample_id in keep]
-        if limit is not None:
-            samples = samples[: max(0, limit)]
-        return Dataset(self.name, self.kind, self.source, samples, dict(self.meta))
 
 
 def shared_data_dir() -> Path:

@@ -36,9 +36,8 @@ from filelock import FileLock, Timeout
 
 from ..fsutil import append_jsonl, read_json, read_jsonl, repair_jsonl, stable_hash, write_json, write_jsonl
 from .agents import BenchAgent
-from .datasets import VIDEO_SUFFIXES, Dataset
 from .errors import RunDirError
-from .schema import Sample, TurnRecord
+from .schema import VIDEO_SUFFIXES, Dataset, Sample, TurnRecord
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
