@@ -56,12 +56,16 @@ def _history_messages(history: list[dict] | None) -> list:
 
 
 class VideoAgent:
-    def __init__(self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, **overrides: Any):
+    def __init__(
+        self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, pool=None, **overrides: Any
+    ):
+        """``pool``: a ModelPool to share with others (its owner unloads it); by default the agent
+        makes its own on first use and unloads it on ``close``."""
         self.settings = settings or load_settings(**overrides)
         self._chat_model = chat_model
         self._tools = tools
         self._report = report
-        self._pool = None
+        self._pool = pool
         self._owns_pool = False
         self._sessions: dict[str, Session] = {}
         self._saver = None
