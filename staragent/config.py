@@ -25,6 +25,12 @@ def _default_cache_dir() -> Path:
     return Path(base) / "staragent"
 
 
+def env_cache_dir() -> Path:
+    """The cache folder as the environment names it (``STARAGENT_CACHE_DIR``, else the XDG default),
+    for code that derives data once and has no Settings at hand."""
+    return Path(os.environ["STARAGENT_CACHE_DIR"]) if os.environ.get("STARAGENT_CACHE_DIR") else _default_cache_dir()
+
+
 def _config_file() -> Path:
     return Path(os.environ.get("STARAGENT_CONFIG") or Path.home() / ".config" / "staragent" / "config.toml")
 

@@ -66,16 +66,21 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     session = runtime.context.resolve()
     over_budget = state.get("steps", 0) >= session.settings.max_steps
     messages = [SystemMessage(session.system_prompt(over_budget)), *state["messages"]]
+    video = state.get("video") or session.video_facts()
     model = session.chat_model
     if not over_budget and session.tools:
         model = model.bind_tools(session.tool_specs())
-    reply = model.invoke(messages)
+    # a planner that reads the video's facts gets them from the state, not from the prompt's text
+    reply = model.invoke(messages, video=video) if getattr(model, "reads_video_facts", False) else model.invoke(messages)
     if over_budget:  # the model may still call a tool, natively or in its text (a server without a tool parser)
         text, wrote_calls = without_calls(reply.text)
         if wrote_calls or reply.tool_calls or reply.invalid_tool_calls:
             reply = AIMessage(content=text or "I ran out of tool calls before I could answer.", id=reply.id, usage_metadata=reply.usage_metadata)
     usage = getattr(reply, "usage_metadata", None) or {}
-    return {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
+    update = {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
+    if "video" not in state:
+        update["video"] = video
+    return update
 
 
 def _run_tool(session: Session, ctx: ToolContext, name: str, args: dict) -> dict:

@@ -24,6 +24,10 @@ class Session:
     def index(self):
         return self.tool_ctx.index
 
+    def video_facts(self) -> dict:
+        """What the graph keeps about the video for planners that read it: its length."""
+        return {"duration": self.index.duration} if self.index is not None else {}
+
     def capabilities(self) -> str:
         index = self.index
         if index is None:
