@@ -272,7 +272,7 @@ class VideoAgent:
         evidence and the tool calls that led to it."""
         from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-        from ..models.llm import strip_thinking
+        from ..models.chat_engine import strip_reasoning
         from .graph import build_graph
 
         session = self.session(video)
@@ -288,7 +288,7 @@ class VideoAgent:
                 steps += 1
                 gathered += [Evidence(**e) for e in (message.artifact or {}).get("evidence", [])]
             elif isinstance(message, AIMessage) and not (message.tool_calls or message.invalid_tool_calls) and question is not None:
-                text = strip_thinking(str(message.content))
+                text = strip_reasoning(str(message.content))[0]
                 out.append((question, Answer(
                     answer=text, evidence=_cited(message, gathered, text), trajectory=trajectory[used : used + steps],
                     video=str(session.index.video_path) if session.index is not None else "", profile=self.settings.profile, thread_id=thread_id,
