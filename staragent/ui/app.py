@@ -160,7 +160,8 @@ def build_app(agent, folders: VideoFolders):
         if job.error:
             yield gr.update(), render.progress_html(path.name, job.stages, job.done, job.total, "failed", job.error), gr.update(), [], state
             return
-        yield gr.update(), render.progress_html(path.name, job.stages, job.done, job.total, "ready"), _thread_choices(path, None), [], state
+        note = render.codec_note(agent.session(path).index.manifest.media.get("video_codec"))
+        yield gr.update(), render.progress_html(path.name, job.stages, job.done, job.total, "ready", note), _thread_choices(path, None), [], state
 
     def _thread_choices(path: Path, selected: str | None):
         try:

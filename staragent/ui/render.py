@@ -73,8 +73,12 @@ def evidence_lines(evidence: list[Evidence], frame_url=None) -> str:
     return "\n".join(lines)
 
 
+ANSWER_MARK = '<span class="sa-answer"></span>'
+"""Marks a message as an answer (not a tool step) for scripts that read the page."""
+
+
 def answer_markdown(answer: Answer, duration: float | None = None, frame_url=None) -> str:
-    text = link_times(answer.answer, duration)
+    text = ANSWER_MARK + link_times(answer.answer, duration)
     if answer.evidence:
         text += "\n\n**Evidence**\n\n" + evidence_lines(answer.evidence, frame_url)
     return text
@@ -99,6 +103,16 @@ def step_message(call_id: str, tool: str, args: dict, step: TrajectoryStep | Non
 
 def error_message(text: str) -> dict:
     return {"role": "assistant", "content": f"**Error:** {escape(text)}"}
+
+
+BROWSER_CODECS = ("h264", "vp8", "vp9", "av1", "theora", "hevc")
+
+
+def codec_note(codec: str | None) -> str:
+    """A word for a video the browser's player will likely not show (answers are not affected)."""
+    if not codec or codec in BROWSER_CODECS:
+        return ""
+    return f"Browsers rarely play {codec} video, so the player may stay blank; the answers and their timestamps still work."
 
 
 def planner_description(settings: Settings) -> str:
