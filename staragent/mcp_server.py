@@ -68,7 +68,7 @@ def build_server(agent: VideoAgent, folders: VideoFolders):
 
     def index(video: Annotated[str, Field(description="path of the video (as list_videos gives it)")]) -> dict[str, Any]:
         """Preprocess a video so that questions about it are answered quickly (done on first use anyway)."""
-        built = agent.session(folders.resolve(video)).index
+        built = agent.prepare(folders.resolve(video)).index
         return {
             "video": str(built.video_path), "duration": built.duration, "timestamp": format_range(0, built.duration),
             "segments": len(built.segments), "keyframes": len(built.keyframes),

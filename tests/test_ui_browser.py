@@ -94,3 +94,14 @@ def test_ask_in_the_browser_and_jump_to_a_timestamp(h264_talk, tmp_path):
         assert "uploaded" in page.execute_script("return document.querySelector('#sa-video input').value")
     assert shot.stat().st_size > 10_000
     assert [p.name.startswith("my_talk-") for p in (tmp_path / "cache" / "uploads").iterdir()] == [True]  # kept in the cache
+
+    with staragent_ui([h264_talk.path.parent], tmp_path / "cache", port) as (process, url, _), chromium() as page:  # after a restart
+        wait_http(url, 120, process)
+        page.get(url + "?video=conference.mp4")
+        wait_for(page, lambda p: (p.execute_script(STATUS) or [None])[0] == "ready", 120)
+        page.find_element(By.CSS_SELECTOR, "#sa-threads input").click()
+        [kept] = wait_for(page, lambda p: [o for o in p.find_elements(By.CSS_SELECTOR, "li[role=option]") if "keynote" in o.text])
+        kept.click()
+        resumed = wait_for(page, lambda p: p.execute_script("return document.querySelectorAll('#sa-chat .sa-answer').length") and
+                           p.execute_script("return document.querySelector('#sa-chat').innerText"), 60)
+        assert "Who is the keynote speaker?" in resumed and "Amara Singh" in resumed

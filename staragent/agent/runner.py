@@ -157,6 +157,16 @@ class VideoAgent:
                 self._opening.pop(key, None)
             return session
 
+    def prepare(self, video: str | Path, report=None) -> Session:
+        """Open the video's session and load what a first question needs besides (the graph, the
+        search structures, the conversation store), so that the first answer comes at once."""
+        from . import graph  # noqa: F401 - imported for its cost, paid here rather than by the first question
+
+        session = self.session(video, report=report)
+        self.search(video, "video", k=1)
+        self._checkpointer()
+        return session
+
     def opened(self, video: str | Path) -> bool:
         """Whether the video's session is open (its index built and loaded)."""
         with self._lock:

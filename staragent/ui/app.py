@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html
 import logging
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -308,20 +306,12 @@ def serve(agent, folders: VideoFolders, *, host: str = "127.0.0.1", port: int = 
     cache = agent.settings.cache_dir
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # nothing leaves the machine
     os.environ.setdefault("GRADIO_TEMP_DIR", str(cache / "ui" / "incoming"))  # uploads land beside the cache: a move, not a copy
-    started = time.perf_counter()
     import uvicorn
 
     from ..access import TokenGate
 
     app = build_app(agent, folders)
-    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     address = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/" + (f"?token={token}" if token else "")
-    echo(f"staragent: serving {html.unescape(folders.describe())} at {address}  (built in {time.perf_counter() - started:.1f} s; Ctrl-C stops)")
+    echo(f"staragent: the page for {folders.describe()} is at {address} (Ctrl-C stops)")
     uvicorn.run(TokenGate(app, token) if token else app, host=host, port=port, log_level="warning")
 
-
-def _warm_up() -> None:
-    """Import what the first answer needs while the page is being looked at."""
-    time.sleep(0.5)
-    import staragent.agent.graph  # noqa: F401
-    import staragent.tools.registry  # noqa: F401

@@ -38,7 +38,7 @@ class OpenJob:
 
     def _run(self, agent) -> None:
         try:
-            agent.session(self.video, report=self._report)
+            agent.prepare(self.video, report=self._report)
         except StarAgentError as exc:
             self.error = str(exc)
         except Exception as exc:  # shown as a message on the page; the traceback goes to the log
