@@ -60,7 +60,7 @@ def build_server(agent: VideoAgent, folders: VideoFolders):
     from mcp.server.mcpserver import MCPServer
     from pydantic import Field
 
-    server = MCPServer("staragent", instructions=INSTRUCTIONS)
+    server = MCPServer("staragent", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def list_videos() -> dict[str, Any]:
         """The videos this server may open (full paths; give one as `video` to the other tools)."""

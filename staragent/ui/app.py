@@ -16,6 +16,7 @@ import threading
 import uuid
 from pathlib import Path
 
+from ..agent.runner import Answered, ToolFinished, ToolStarted
 from ..agent.videos import VideoFolders
 from ..errors import StarAgentError
 from . import render
@@ -201,17 +202,17 @@ def build_app(agent, folders: VideoFolders):
         shown: dict[str, int] = {}
         try:
             for event in agent.stream(path, question, thread_id=state["thread"]):
-                if hasattr(event, "answer"):
-                    history.append({"role": "assistant", "content": render.answer_markdown(event.answer, duration, frame_url(key))})
-                elif hasattr(event, "step"):
+                if isinstance(event, ToolStarted):
+                    shown[event.call_id] = len(history)
+                    history.append(render.step_message(event.call_id, event.tool, event.args))
+                elif isinstance(event, ToolFinished):
                     message = render.step_message(event.call_id, event.step.tool, event.step.args, event.step, duration)
                     if event.call_id in shown:
                         history[shown[event.call_id]] = message
                     else:
                         history.append(message)
-                else:
-                    shown[event.call_id] = len(history)
-                    history.append(render.step_message(event.call_id, event.tool, event.args))
+                elif isinstance(event, Answered):
+                    history.append({"role": "assistant", "content": render.answer_markdown(event.answer, duration, frame_url(key))})
                 yield "", history, state, gr.update()
         except StarAgentError as exc:
             history.append(render.error_message(str(exc)))
