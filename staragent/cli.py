@@ -395,7 +395,7 @@ def tools_run(ctx, name, raw_args, video, as_json, allow_silent, no_subtitles):
 
 def _serve_options(default_port: int):
     def apply(f):
-        f = click.option("--token", envvar="STARAGENT_SERVE__TOKEN", help="Secret clients must present (required with a --host other than 127.0.0.1).")(f)
+        f = click.option("--token", help="Secret clients must present (default: serve.token, STARAGENT_SERVE__TOKEN); required with a --host other than 127.0.0.1.")(f)
         f = click.option("--port", type=click.IntRange(1, 65535), default=default_port, show_default=True)(f)
         f = click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")(f)
         return f
@@ -413,11 +413,11 @@ def ui(ctx, videos, host, port, token, tools, max_steps):
     (default: serve.video_dirs, else the current folder); uploads are kept in the cache."""
     from .access import check_binding
     from .agent.videos import VideoFolders
-
-    check_binding(host, token)
-    agent = _make_agent(ctx, tools, max_steps)
     from .ui import serve
 
+    agent = _make_agent(ctx, tools, max_steps)
+    token = token or agent.settings.serve.token
+    check_binding(host, token)
     serve(agent, VideoFolders.from_settings(agent.settings, videos), host=host, port=port, token=token, echo=click.echo)
 
 
@@ -435,9 +435,10 @@ def mcp(ctx, videos, http, host, port, token, tools, max_steps):
     from .agent.videos import VideoFolders
     from .mcp_server import serve
 
-    if http:
-        check_binding(host, token)
     with _make_agent(ctx, tools, max_steps) as agent:  # progress goes to stderr: stdout may be the MCP channel
+        token = token or agent.settings.serve.token
+        if http:
+            check_binding(host, token)
         serve(agent, VideoFolders.from_settings(agent.settings, videos), http=http, host=host, port=port, token=token)
 
 
