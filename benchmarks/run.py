@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # everything
     python benchmarks/run.py pipeline 30     # one benchmark, a 30-minute video
     python benchmarks/run.py models          # expert models, CPU smoke check with tiny models
+    python benchmarks/run.py ui              # the page: start-up and first answer, in headless Chromium
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import models  # noqa: E402
 import pipeline  # noqa: E402
 import report  # noqa: E402
+import ui  # noqa: E402
 
-BENCHMARKS = {"pipeline": pipeline.main, "models": models.main}
+BENCHMARKS = {"pipeline": pipeline.main, "models": models.main, "ui": ui.main}
 
 
 def main(argv: list[str]) -> None:

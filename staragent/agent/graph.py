@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
@@ -50,12 +51,32 @@ class AgentContext:
         return self.session
 
 
-@functools.lru_cache(maxsize=8)
 def _server_session(video: str | None, profile: str | None) -> Session:
-    from staragent.agent.session import open_session
+    """A LangGraph server's session: the video must lie in the folders the settings allow
+    (``serve.video_dirs``, else the folder the server started in); requests about one video share
+    one session and one index build."""
+    from staragent.agent.videos import VideoFolders
+
+    agent = _server_agent(profile)
+    if video is None:
+        return _videoless_session(profile)
+    return agent.session(VideoFolders.from_settings(agent.settings).resolve(video))
+
+
+@functools.cache
+def _server_agent(profile: str | None):
+    from staragent.agent.runner import VideoAgent
     from staragent.config import load_settings
 
-    return open_session(video, load_settings(profile=profile))
+    return VideoAgent(load_settings(profile=profile))
+
+
+@functools.cache
+def _videoless_session(profile: str | None) -> Session:
+    from staragent.agent.session import open_session
+
+    agent = _server_agent(profile)
+    return open_session(None, agent.settings, pool=agent.pool)
 
 
 def call_key(name: str, args: dict[str, Any]) -> str:
@@ -126,8 +147,11 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     # The conversation's notes travel in the graph state, so the checkpointer keeps them with the chat.
     notes = ConversationMemory(state.get("notes"))
     ctx = dataclasses.replace(session.tool_ctx, memory=notes)
+    # Each call's start and end go out as they happen to callers streaming "custom" events (the page shows them).
+    write = get_stream_writer()
     messages, trajectory, evidence, remembered = [], [], [], {}
     for call in state["messages"][-1].tool_calls:
+        write({"event": "tool_started", "id": call["id"], "tool": call["name"], "args": call["args"]})
         key = call_key(call["name"], call["args"])
         tool = session.tools.get(call["name"])
         cacheable = tool is None or tool.cacheable
@@ -152,11 +176,13 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             tool=call["name"], args=call["args"], ok=stored["ok"], latency_s=round(latency, 4), summary=stored["summary"], error=stored.get("error"), cached=cached
         )
         trajectory.append(step.model_dump())
+        write({"event": "tool_finished", "id": call["id"], "step": trajectory[-1]})
         evidence.extend(stored.get("evidence", []))
     for call in getattr(state["messages"][-1], "invalid_tool_calls", None) or []:
         message, step = _unreadable_call(call)
         messages.append(message)
         trajectory.append(step)
+        write({"event": "tool_finished", "id": call.get("id") or "", "step": step})
     update = {"messages": messages, "trajectory": trajectory, "evidence": evidence, "tool_memory": remembered, "steps": state.get("steps", 0) + 1}
     if notes.changed:
         update["notes"] = notes.dump()

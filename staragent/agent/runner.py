@@ -12,6 +12,8 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,50 @@ def select_evidence(answer: str, evidence: list[Evidence], limit: int = 5) -> li
     return sorted((e for _, e in scored[:limit]), key=lambda e: e.start)
 
 
+@dataclass
+class ToolStarted:
+    """The planner called a tool; it is running."""
+
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass
+class ToolFinished:
+    """A tool call ended (or was answered from the conversation's memory)."""
+
+    call_id: str
+    step: TrajectoryStep
+
+
+@dataclass
+class Answered:
+    """The turn's answer: always the last event of ``VideoAgent.stream``."""
+
+    answer: Answer
+
+
+AgentEvent = ToolStarted | ToolFinished | Answered
+
+
+@dataclass
+class ThreadInfo:
+    """A kept conversation about one video: its id (as given to ``ask``), its first question, how
+    many questions it holds and when it last changed (ISO 8601, UTC)."""
+
+    thread_id: str
+    title: str
+    turns: int
+    updated: str
+
+
+def _cited(final, gathered: list[Evidence], text: str) -> list[Evidence]:
+    """The evidence an answer cites: what the planner named, else what the answer echoes."""
+    cited = (getattr(final, "response_metadata", None) or {}).get("evidence")
+    return [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)
+
+
 def _history_messages(history: list[dict] | None) -> list:
     from langchain_core.messages import AIMessage, HumanMessage
 
@@ -68,6 +114,7 @@ class VideoAgent:
         self._pool = pool
         self._owns_pool = False
         self._sessions: dict[str, Session] = {}
+        self._opening: dict[str, threading.Lock] = {}
         self._saver = None
         self._lock = threading.Lock()
 
@@ -89,14 +136,41 @@ class VideoAgent:
 
         return build_index(video, self.settings, self.pool, force=force, report=self._report)
 
-    def session(self, video: str | Path) -> Session:
+    def session(self, video: str | Path, report=None) -> Session:
+        """The video's session, opened (and its index built) once: callers asking about the same
+        video at the same time wait for one build instead of starting their own; other videos
+        are not held up. ``report`` hears the build's progress when this call is the one building."""
         key = str(Path(video).resolve())
         with self._lock:
-            if key not in self._sessions:
-                self._sessions[key] = open_session(
-                    video, self.settings, pool=self.pool, chat_model=self._chat_model, tools=self._tools, report=self._report
-                )
-            return self._sessions[key]
+            if key in self._sessions:
+                return self._sessions[key]
+            gate = self._opening.setdefault(key, threading.Lock())
+        with gate:
+            with self._lock:
+                if key in self._sessions:
+                    return self._sessions[key]
+            session = open_session(
+                video, self.settings, pool=self.pool, chat_model=self._chat_model, tools=self._tools, report=report or self._report
+            )
+            with self._lock:
+                self._sessions[key] = session
+                self._opening.pop(key, None)
+            return session
+
+    def prepare(self, video: str | Path, report=None) -> Session:
+        """Open the video's session and load what a first question needs besides (the graph, the
+        search structures, the conversation store), so that the first answer comes at once."""
+        from . import graph  # noqa: F401 - imported for its cost, paid here rather than by the first question
+
+        session = self.session(video, report=report)
+        self.search(video, "video", k=1)
+        self._checkpointer()
+        return session
+
+    def opened(self, video: str | Path) -> bool:
+        """Whether the video's session is open (its index built and loaded)."""
+        with self._lock:
+            return str(Path(video).resolve()) in self._sessions
 
     def search(self, video: str | Path, query: str, modalities=None, k: int | None = None):
         from ..index.search import cross_modal_search
@@ -128,6 +202,22 @@ class VideoAgent:
         """Answer one question. With ``thread_id`` the conversation is kept (see ``chat``);
         ``history`` gives earlier turns explicitly (``[{"role": "user"|"assistant", "content": ...}]``);
         ``session`` replaces the video's own session (the benchmark's simulated tools use it)."""
+        for event in self.stream(video, question, thread_id=thread_id, history=history, session=session):
+            if isinstance(event, Answered):
+                return event.answer
+        raise AssertionError("the agent's stream ended without an answer")
+
+    def stream(
+        self,
+        video: str | Path | None,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        history: list[dict] | None = None,
+        session: Session | None = None,
+    ) -> Iterator[AgentEvent]:
+        """``ask``, step by step: a ``ToolStarted`` when a tool call begins, a ``ToolFinished``
+        when it ends, and last the ``Answered`` turn."""
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
@@ -138,17 +228,23 @@ class VideoAgent:
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None
         graph = build_graph(checkpointer)
-        scope = session.index.dir.name if session.index is not None else "no-video"
+        scope = _scope(session)
         config = {"configurable": {"thread_id": f"{scope}/{thread_id}"}} if thread_id else {}
+        if thread_id:  # kept with each checkpoint of the turn: lets ``threads`` list conversations per video
+            config["metadata"] = {"video_scope": scope, "question": question.strip()[:200]}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
         before = graph.get_state(config).values if thread_id else {}
         offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
-        state = graph.invoke(
-            {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0},
-            config,
-            context=AgentContext(session=session),
-        )
-        return self._answer(session, state, offsets, time.perf_counter() - started, thread_id)
+        state = before
+        inputs = {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0}
+        for mode, chunk in graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"]):
+            if mode == "values":
+                state = chunk
+            elif chunk.get("event") == "tool_started":
+                yield ToolStarted(call_id=chunk["id"], tool=chunk["tool"], args=chunk["args"])
+            elif chunk.get("event") == "tool_finished":
+                yield ToolFinished(call_id=chunk["id"], step=TrajectoryStep(**chunk["step"]))
+        yield Answered(self._answer(session, state, offsets, time.perf_counter() - started, thread_id))
 
     def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:
         from ..models.chat_engine import strip_reasoning
@@ -156,12 +252,10 @@ class VideoAgent:
         final = state["messages"][-1]
         text = strip_reasoning(str(final.content))[0] or "I could not produce an answer."
         gathered = [Evidence(**e) for e in state.get("evidence", [])[offsets["evidence"] :]]
-        cited = (getattr(final, "response_metadata", None) or {}).get("evidence")
-        evidence = [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)
         usage = state.get("usage", [])[offsets["usage"] :]
         return Answer(
             answer=text,
-            evidence=evidence,
+            evidence=_cited(final, gathered, text),
             trajectory=[TrajectoryStep(**s) for s in state.get("trajectory", [])[offsets["trajectory"] :]],
             video=str(session.index.video_path) if session.index is not None else "",
             profile=self.settings.profile,
@@ -169,6 +263,49 @@ class VideoAgent:
             latency_s=round(seconds, 3),
             tokens=TokenUsage(input=sum(u.get("input", 0) for u in usage), output=sum(u.get("output", 0) for u in usage)),
         )
+
+    # ------------------------------------------------------------ kept conversations
+    def threads(self, video: str | Path) -> list[ThreadInfo]:
+        """The conversations kept about ``video``, the most recently changed first."""
+        scope = _scope(self.session(video))
+        found: dict[str, ThreadInfo] = {}
+        for item in self._checkpointer().list(None, filter={"source": "input", "video_scope": scope}):
+            full = item.config["configurable"]["thread_id"]
+            thread_id = full.removeprefix(f"{scope}/")
+            info = found.setdefault(thread_id, ThreadInfo(thread_id, "", 0, item.checkpoint["ts"]))
+            info.turns += 1
+            info.title = item.metadata.get("question") or info.title  # listed newest first: the last one set is the first question
+        return sorted(found.values(), key=lambda t: t.updated, reverse=True)
+
+    def turns(self, video: str | Path, thread_id: str) -> list[tuple[str, Answer]]:
+        """The questions and answers of a kept conversation, in order, each answer with its
+        evidence and the tool calls that led to it."""
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+        from ..models.chat_engine import strip_reasoning
+        from .graph import build_graph
+
+        session = self.session(video)
+        config = {"configurable": {"thread_id": f"{_scope(session)}/{thread_id}"}}
+        state = build_graph(self._checkpointer()).get_state(config).values
+        trajectory = [TrajectoryStep(**s) for s in state.get("trajectory", [])]
+        out: list[tuple[str, Answer]] = []
+        question, steps, gathered, used = None, 0, [], 0
+        for message in state.get("messages", []):
+            if isinstance(message, HumanMessage):
+                question, steps, gathered = str(message.content), 0, []
+            elif isinstance(message, ToolMessage):
+                steps += 1
+                gathered += [Evidence(**e) for e in (message.artifact or {}).get("evidence", [])]
+            elif isinstance(message, AIMessage) and not (message.tool_calls or message.invalid_tool_calls) and question is not None:
+                text = strip_reasoning(str(message.content))[0]
+                out.append((question, Answer(
+                    answer=text, evidence=_cited(message, gathered, text), trajectory=trajectory[used : used + steps],
+                    video=str(session.index.video_path) if session.index is not None else "", profile=self.settings.profile, thread_id=thread_id,
+                )))
+                used += steps
+                question = None
+        return out
 
     def chat(self, video: str | Path, thread_id: str | None = None) -> Conversation:
         return Conversation(self, video, thread_id or uuid.uuid4().hex[:12])
@@ -187,6 +324,11 @@ class VideoAgent:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _scope(session: Session) -> str:
+    """Conversations are kept per video (its index directory): one thread name can be reused for another video."""
+    return session.index.dir.name if session.index is not None else "no-video"
 
 
 class Conversation:

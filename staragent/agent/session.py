@@ -81,7 +81,7 @@ def open_session(
 
     tool_ctx = open_tool_context(video, settings, pool=pool, report=report)
     pool, index, encoders = tool_ctx.models, tool_ctx.index, tool_ctx.extras["query_encoders"]
-    registry = ToolRegistry.discover()
+    registry = ToolRegistry.discover(settings=settings)
     selected = registry.select(tools if tools is not None else settings.tools, settings, pool)
     if index is None and not include_video_tools:
         selected = [t for t in selected if not t.needs_video]

@@ -17,7 +17,7 @@ from ..fsutil import stable_hash
 from ..media import no_audio_message, validate_video
 from .fingerprint import file_fingerprint
 from .manifest import Manifest, StageRecord
-from .progress import ProgressFactory
+from .progress import ProgressFactory, StageProgress
 from .stages import STAGES, BuildContext, Stage, kept_subtitles, subtitle_source
 from .store import VideoIndex
 
@@ -133,6 +133,7 @@ def build_index(
 
 def _run_stages(todo: list[Stage], ctx: BuildContext, manifest: Manifest, report: Reporter) -> None:
     started_all = time.perf_counter()
+    report(StageProgress(f"indexing {ctx.video.name}: {len(todo)} stages to run", stage=None, done=0, total=len(todo)))
     # Three workers: the audio and video lanes overlap, and speech and acoustics share the audio lane.
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="stage") as executor:
         try:
@@ -193,7 +194,8 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
                 manifest.models.pop(stage.role, None)
             manifest.save(ctx.dir)
             done.add(stage.name)
-            report(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}")
+            finished = len(todo) - len(pending) - len(running)
+            report(StageProgress(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}", stage=stage.name, seconds=seconds, done=finished, total=len(todo)))
     return failure
 
 
