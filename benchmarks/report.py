@@ -146,7 +146,38 @@ GPU_NOT_MEASURED = [
     "",
 ]
 
-SECTIONS = {"pipeline_cpu": pipeline_section, "models_cpu_smoke": models_section, "models_gpu": models_section, "ui_cpu": ui_section}
+def answers_section(data: dict) -> list[str]:
+    m, runs = data["machine"], data["runs"]
+    kinds = sorted({k for r in runs for k in r["factqa"]["by_kind"]})
+    videos = sorted({v for r in runs for v in r["factqa"]["by_video"]})
+
+    def cell(group: dict | None) -> str:
+        return "—" if not group else f"{group['right']}/{group['n']} ({_f(group['accuracy'], 0)}%)"
+
+    header = "| | " + " | ".join(f"`{r['agent']}`" for r in runs) + " |"
+    rule = "| --- |" + " --- |" * len(runs)
+    lines = [
+        "## Answer quality on real media (fact questions)",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores; measured {m['date']}. Command: `{data['command']}` "
+        f"({data['questions']} questions of `{data['dataset']}`, run and scored by `staragent bench`, dataset kind `factqa`: "
+        "an answer is right when it states the fact and cites evidence inside the expected span).",
+        "",
+        header,
+        rule,
+        "| **all questions** | " + " | ".join(f"**{cell(r['factqa'])}**" for r in runs) + " |",
+        *[f"| kind: {k} | " + " | ".join(cell(r["factqa"]["by_kind"].get(k)) for r in runs) + " |" for k in kinds],
+        *[f"| video: {v} | " + " | ".join(cell(r["factqa"]["by_video"].get(v)) for r in runs) + " |" for v in videos],
+        "| tool calls per question (mean) | " + " | ".join(_f(r["tool_calls_per_question"]["mean"], 1) for r in runs) + " |",
+        "| answers given after at least one tool call | " + " | ".join(f"{r['answered_after_a_tool_call']}/{r['factqa']['n']}" for r in runs) + " |",
+        "| seconds per answer, p50 / p95 | " + " | ".join(f"{_f(r['seconds_per_answer']['p50'])} / {_f(r['seconds_per_answer']['p95'])}" for r in runs) + " |",
+        "| prompt / completion tokens (all questions) | " + " | ".join(f"{r['tokens']['prompt']} / {r['tokens']['completion']}" for r in runs) + " |",
+        "",
+    ]
+    return lines
+
+
+SECTIONS = {"answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "models_cpu_smoke": models_section, "models_gpu": models_section, "ui_cpu": ui_section}
 
 
 def render() -> str:

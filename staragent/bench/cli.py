@@ -166,13 +166,12 @@ def score_cmd(run_dir: Path, judge_spec: str, metrics: str | None, workers: int,
         needed = [m for m in chosen or default_metrics(meta.get("dataset", {}).get("kind", ""), samples) if m not in JUDGE_FREE_METRICS]
         if needed:
             raise click.UsageError(f"{', '.join(needed)} needs a judge: pass --judge (heuristic, scripted, openai[:MODEL] or transformers[:MODEL])")
-        judge_spec = "heuristic"  # never asked: every metric here is judge-free
-    judge = _judge(judge_spec, _settings(), cache_dir, judge_revision, workers)
+    judge = _judge(judge_spec, _settings(), cache_dir, judge_revision, workers) if judge_needed else None
     summaries = score_run(run_dir, judge, chosen, workers=workers)
     if as_json:
-        _print_json({"judge": judge.identity.model_dump(), "metrics": summaries})
+        _print_json({"judge": judge.identity.model_dump() if judge else None, "metrics": summaries})
         return
-    click.echo(f"judge: {judge.identity.tag if judge_needed else 'none (every metric here is judge-free)'}")
+    click.echo(f"judge: {judge.identity.tag if judge else 'none (every metric here is judge-free)'}")
     for line in score_lines(summaries):
         click.echo(line)
     click.echo(f"scores written to {run_dir / 'scores.jsonl'}")

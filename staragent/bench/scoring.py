@@ -113,7 +113,7 @@ def score_run(
         run_dir / SCORING_LOG,
         {
             "scored_at": stamp,
-            "judge": judge.identity.model_dump(),
+            "judge": judge.identity.model_dump() if judge is not None else None,  # None: every metric judge-free
             "metrics": chosen,
             "rows": len(new_rows),
             "turns": len(units),
