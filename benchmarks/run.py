@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # everything
     python benchmarks/run.py pipeline 30     # one benchmark, a 30-minute video
     python benchmarks/run.py models          # expert models, CPU smoke check with tiny models
+    python benchmarks/run.py chat_storage    # bytes a chat thread keeps after 10, 20, 30 turns
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import chat_storage  # noqa: E402
 import models  # noqa: E402
 import pipeline  # noqa: E402
 import report  # noqa: E402
 
-BENCHMARKS = {"pipeline": pipeline.main, "models": models.main}
+BENCHMARKS = {"pipeline": pipeline.main, "models": models.main, "chat_storage": chat_storage.main}
 
 
 def main(argv: list[str]) -> None:

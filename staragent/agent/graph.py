@@ -26,6 +26,7 @@ from langgraph.runtime import Runtime
 from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
+from staragent.faults import marker
 from staragent.models.tool_calls import without_calls
 from staragent.schema import TrajectoryStep
 from staragent.tools.base import ToolContext
@@ -129,6 +130,7 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         cached = stored is not None
         started = time.perf_counter()
         if stored is None:
+            marker(f"tool.{call['name']}")
             stored = _run_tool(session, ctx, call["name"], call["args"])
             if cacheable and stored["ok"]:  # a failure may be passing (a busy server): the next call tries again
                 remembered[key] = stored

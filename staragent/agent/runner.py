@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-import sqlite3
+import os
 import threading
 import time
 import uuid
@@ -17,6 +17,7 @@ from typing import Any
 
 from ..config import Settings, load_settings
 from ..errors import InputError
+from ..faults import marker
 from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
 from .session import Session, open_session
 
@@ -86,7 +87,7 @@ class VideoAgent:
         return build_index(video, self.settings, self.pool, force=force, report=self._report)
 
     def session(self, video: str | Path) -> Session:
-        key = str(Path(video).resolve())
+        key = os.path.realpath(video)  # never raises (a symlink loop is reported by the index's input check)
         with self._lock:
             if key not in self._sessions:
                 self._sessions[key] = open_session(
@@ -102,11 +103,9 @@ class VideoAgent:
 
     def _checkpointer(self):
         if self._saver is None:
-            from langgraph.checkpoint.sqlite import SqliteSaver
+            from .threads import open_store
 
-            self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.settings.cache_dir / CHAT_DB), check_same_thread=False)
-            self._saver = SqliteSaver(conn)
+            self._saver = open_store(self.settings.cache_dir / CHAT_DB)
         return self._saver
 
     # ------------------------------------------------------------ asking
@@ -125,6 +124,7 @@ class VideoAgent:
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
+        from .threads import DURABILITY, prune, repair
 
         if not question or not question.strip():
             raise InputError("the question is empty; ask something about the video")
@@ -135,13 +135,19 @@ class VideoAgent:
         scope = session.index.dir.name if session.index is not None else "no-video"
         config = {"configurable": {"thread_id": f"{scope}/{thread_id}"}} if thread_id else {}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
+        marker("turn.start")
+        if thread_id:
+            repair(graph, checkpointer, config)  # a turn cut short earlier leaves no half of itself behind
         before = graph.get_state(config).values if thread_id else {}
         offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
         state = graph.invoke(
             {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0},
             config,
             context=AgentContext(session=session),
+            **({"durability": DURABILITY} if thread_id else {}),
         )
+        if thread_id:
+            prune(checkpointer, config)
         return self._answer(session, state, offsets, time.perf_counter() - started, thread_id)
 
     def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:
