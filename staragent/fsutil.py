@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -58,12 +59,22 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def to_json(data: Any, **options: Any) -> str:
+    """JSON text that UTF-8 can hold. A file name with a byte that is not UTF-8 reaches Python as a
+    lone surrogate (PEP 383); it is written as a ``\\u`` escape, which reads back as the same name."""
+    text = json.dumps(data, ensure_ascii=False, default=str, **options)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def write_json(path: str | Path, data: Any) -> None:
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_text(path, to_json(data, indent=2) + "\n")
 
 
 def write_jsonl(path: str | Path, rows: list[Any]) -> None:
-    write_text(path, "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
+    write_text(path, "".join(to_json(r) + "\n" for r in rows))
 
 
 def read_json(path: str | Path) -> Any:
@@ -88,7 +99,7 @@ def read_jsonl(path: str | Path) -> list[Any]:
 
 def append_jsonl(path: str | Path, row: Any) -> None:
     """Append one record and fsync, so a killed process loses at most the line being written."""
-    line = json.dumps(row, ensure_ascii=False, default=str) + "\n"
+    line = to_json(row) + "\n"
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()
