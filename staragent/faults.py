@@ -2,9 +2,9 @@
 
 - ``STARAGENT_FAULT_MARKERS=PATH``: each point reached appends the line ``<pid> <name>`` to PATH
   (flushed before going on), so a test can follow a process and act at a known point.
-- ``STARAGENT_FAULT_KILL=NAME`` or ``NAME@N``: the process kills itself with SIGKILL the first (or
-  N-th) time it reaches the point NAME, right after writing its line: a ``kill -9`` landing exactly
-  there, with no timing involved.
+- ``STARAGENT_FAULT_KILL=NAME[@N][:SIGNAL]``: the process sends itself SIGKILL (or SIGNAL, e.g.
+  ``TERM``) the first (or N-th) time it reaches the point NAME, right after writing its line: a
+  ``kill -9`` landing exactly there, with no timing involved.
 
 The points (see where ``marker`` is called): ``index.item.<stage>`` (one unit of a resumable stage
 saved), ``index.stage.<stage>`` (a stage recorded in the manifest), ``bench.turn`` (a turn appended
@@ -32,8 +32,9 @@ def marker(name: str) -> None:
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"{os.getpid()} {name}\n")
     if kill:
-        target, _, nth = kill.partition("@")
+        point, _, sent = kill.partition(":")
+        target, _, nth = point.partition("@")
         if target == name:
             _reached[name] = _reached.get(name, 0) + 1
             if _reached[name] == int(nth or 1):
-                os.kill(os.getpid(), signal.SIGKILL)
+                os.kill(os.getpid(), getattr(signal, f"SIG{sent or 'KILL'}"))

@@ -1,4 +1,5 @@
-"""Atomic writes and locks: nothing half-written is ever visible under its final name."""
+"""Atomic writes and locks: nothing half-written is ever visible under its final name; and whether
+the process that left something behind (a lock, a folder) is still alive."""
 
 from __future__ import annotations
 
@@ -125,3 +126,26 @@ def repair_jsonl(path: str | Path) -> None:
         fh.truncate(cut)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def process_started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from /proc), None when there is no such
+    process or no /proc."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def process_alive(pid: int, started: str | None = None) -> bool:
+    """Whether process ``pid`` exists; with ``started`` (``process_started`` of the process meant),
+    a newer process that took the same number does not count."""
+    if started is not None and Path("/proc/self/stat").exists():
+        return process_started(pid) == started
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but is not ours to signal
+        return True
+    return True

@@ -43,6 +43,12 @@ def select_evidence(answer: str, evidence: list[Evidence], limit: int = 5) -> li
     return sorted((e for _, e in scored[:limit]), key=lambda e: e.start)
 
 
+def _thread_config(session: Session, thread_id: str) -> dict:
+    """Threads are namespaced by the video's index: one name cannot mix two videos' conversations."""
+    scope = session.index.dir.name if session.index is not None else "no-video"
+    return {"configurable": {"thread_id": f"{scope}/{thread_id}"}}
+
+
 def _history_messages(history: list[dict] | None) -> list:
     from langchain_core.messages import AIMessage, HumanMessage
 
@@ -132,8 +138,7 @@ class VideoAgent:
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None
         graph = build_graph(checkpointer)
-        scope = session.index.dir.name if session.index is not None else "no-video"
-        config = {"configurable": {"thread_id": f"{scope}/{thread_id}"}} if thread_id else {}
+        config = _thread_config(session, thread_id) if thread_id else {}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
         marker("turn.start")
         if thread_id:
@@ -170,6 +175,21 @@ class VideoAgent:
             tokens=TokenUsage(input=sum(u.get("input", 0) for u in usage), output=sum(u.get("output", 0) for u in usage)),
         )
 
+    def thread_history(self, video: str | Path, thread_id: str) -> list[dict]:
+        """The questions and answers of the finished turns of a conversation (see ``Conversation.history``)."""
+        from langchain_core.messages import AIMessage, HumanMessage
+
+        from .graph import build_graph
+        from .threads import finished_turns
+
+        turns = []
+        for message in finished_turns(build_graph(self._checkpointer()), _thread_config(self.session(video), thread_id)):
+            if isinstance(message, HumanMessage):
+                turns.append({"role": "user", "content": str(message.content)})
+            elif isinstance(message, AIMessage) and not message.tool_calls:
+                turns.append({"role": "assistant", "content": str(message.content)})
+        return turns
+
     def chat(self, video: str | Path, thread_id: str | None = None) -> Conversation:
         return Conversation(self, video, thread_id or uuid.uuid4().hex[:12])
 
@@ -199,3 +219,8 @@ class Conversation:
 
     def ask(self, question: str) -> Answer:
         return self.agent.ask(self.video, question, thread_id=self.thread_id)
+
+    def history(self) -> list[dict]:
+        """The finished turns so far, ``[{"role": "user"|"assistant", "content": ...}]`` (a turn cut
+        short is not among them: the next question drops it)."""
+        return self.agent.thread_history(self.video, self.thread_id)

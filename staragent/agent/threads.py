@@ -52,18 +52,29 @@ def _thread(config: dict) -> str:
     return str(config["configurable"]["thread_id"])
 
 
-def repair(graph, saver, config: dict) -> int:
-    """Cut the thread back to the end of its last complete turn (the whole thread when no turn was
-    ever completed). Returns how many checkpoints were dropped."""
-    latest = graph.get_state(config)
-    if not latest.next and is_complete(latest.values):
-        return 0
+def _cut(graph, config: dict) -> tuple[object | None, list[str]]:
+    """The thread's newest state that ends a turn (None when none does), and the checkpoints after it."""
     newer: list[str] = []
     for saved in graph.get_state_history(config):  # newest first
         if not saved.next and is_complete(saved.values):
-            break
+            return saved, newer
         newer.append(saved.config["configurable"]["checkpoint_id"])
-    else:
+    return None, newer
+
+
+def finished_turns(graph, config: dict) -> list:
+    """The messages of the thread's finished turns (read only: a turn cut short is left out)."""
+    kept, _ = _cut(graph, config)
+    return list(kept.values.get("messages") or []) if kept is not None else []
+
+
+def repair(graph, saver, config: dict) -> int:
+    """Cut the thread back to the end of its last complete turn (the whole thread when no turn was
+    ever completed). Returns how many checkpoints were dropped."""
+    kept, newer = _cut(graph, config)
+    if not newer:
+        return 0
+    if kept is None:
         saver.delete_thread(_thread(config))
         return len(newer)
     with saver.cursor() as cur:

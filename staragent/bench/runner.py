@@ -45,6 +45,8 @@ from ..faults import marker
 from ..fsutil import (
     append_jsonl,
     atomic_path,
+    process_alive,
+    process_started,
     read_json,
     read_jsonl,
     repair_jsonl,
@@ -179,16 +181,8 @@ def _set_aside(path: Path, numbers: list[int]) -> None:
         tmp.write_bytes(b"\n".join(line for n, line in enumerate(lines, start=1) if n not in bad))
 
 
-def _process_start(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks since boot), None when there is no such process."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def _writer() -> dict[str, Any]:
-    return {"pid": os.getpid(), "host": socket.gethostname(), "started": _process_start(os.getpid())}
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": process_started(os.getpid())}
 
 
 def run_status(meta: dict[str, Any]) -> str | None:
@@ -197,16 +191,7 @@ def run_status(meta: dict[str, Any]) -> str | None:
     status, writer = meta.get("status"), meta.get("writer") or {}
     if status != "running" or writer.get("host") != socket.gethostname() or not writer.get("pid"):
         return status
-    if writer.get("started") is not None:
-        alive = _process_start(writer["pid"]) == writer["started"]
-    else:  # no /proc: the process number alone
-        try:
-            os.kill(writer["pid"], 0)
-            alive = True
-        except ProcessLookupError:
-            alive = False
-        except OSError:
-            alive = True
+    alive = process_alive(writer["pid"], writer.get("started"))
     return status if alive else "interrupted"
 
 

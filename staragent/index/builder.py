@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..config import Settings, load_settings
 from ..errors import IndexBuildError, InputError, MediaError
+from ..faults import marker
 from ..fsutil import stable_hash
 from ..media import no_audio_message, validate_video
 from .fingerprint import file_fingerprint
@@ -218,6 +219,7 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
             elif stage.role:
                 manifest.models.pop(stage.role, None)
             manifest.save(ctx.dir)
+            marker(f"index.stage.{stage.name}")
             done.add(stage.name)
             report(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}")
     return failure

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import media
 from ..config import Settings
+from ..faults import marker
 from ..fsutil import append_jsonl, atomic_dir, atomic_path, read_jsonl, repair_jsonl, write_json, write_jsonl
 from ..media import SAMPLE_RATE, MediaInfo
 from ..records import Keyframe, OcrLine, SpeechLine
@@ -232,6 +233,7 @@ def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[An
                 continue
             out = work(item)
             append_jsonl(partial, {"i": i, "out": out})
+            marker(f"index.item.{stage}")
             results.append(out)
             bar.update(1)
     return results
