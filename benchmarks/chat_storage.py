@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from common import WORK, Timer, save
+from common import WORK, save
 from pipeline import sample_video
 
 CHECKPOINTS = (10, 20, 30)
@@ -49,14 +49,12 @@ def main(minutes: float = 10.0) -> dict:
     shutil.rmtree(cache, ignore_errors=True)
     settings = load_settings(cache_dir=cache, progress=False)
     asked = questions(video, max(CHECKPOINTS))
-    sizes, per_turn_s = {}, []
+    sizes = {}
     with VideoAgent(settings) as agent:
         agent.session(video)  # index first: the store is measured alone
         chat = agent.chat(video, "storage")
         for turn, question in enumerate(asked, 1):
-            with Timer() as t:
-                chat.ask(question)
-            per_turn_s.append(t.seconds)
+            chat.ask(question)
             if turn in CHECKPOINTS:
                 sizes[turn] = store_bytes(cache)
                 print(f"{turn} turns: {sizes[turn] / 1e6:.2f} MB", flush=True)
@@ -69,7 +67,6 @@ def main(minutes: float = 10.0) -> dict:
         "video": {"minutes": minutes, "file": video.name},
         "bytes_after_turns": {str(k): v for k, v in sizes.items()},
         "bytes_per_turn": (sizes[last] - sizes[first]) / (last - first),
-        "turn_seconds_mean": sum(per_turn_s) / len(per_turn_s),
         "resumed_answer_has_evidence": bool(resumed.evidence),
     }
     save("chat_storage", data)

@@ -57,7 +57,6 @@ def chat_storage_section(data: dict) -> list[str]:
         "| measure | value |",
         "| --- | --- |",
         f"| chat storage per turn, one thread | **{data['bytes_per_turn'] / 1e3:.1f} kB** ({turns}) |",
-        f"| mean time per turn | {data['turn_seconds_mean'] * 1000:.0f} ms |",
         f"| the thread resumed in a new agent answers a follow-up with evidence | {'yes' if data['resumed_answer_has_evidence'] else 'NO'} |",
         "",
     ]

@@ -384,12 +384,12 @@ def _libc():
 def _dies_with(parent: int, enter=None):
     """A ``preexec_fn``: into the run's control group (``enter``), then killed by the kernel the
     moment ``parent`` dies, SIGKILL included (checked once more after asking: it may be gone already)."""
-    libc = _libc()
+    prctl = _libc().prctl  # looked up here: the child does as little as it can between fork and exec
 
     def preexec():
         if enter is not None:
             enter()
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
             os._exit(1)
 
