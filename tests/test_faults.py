@@ -81,30 +81,38 @@ def _records(run_dir: Path) -> dict:
     return {(r["sample_id"], r["turn"]): (r["answer"], r["ok"]) for r in rows}
 
 
-@pytest.mark.parametrize("point, workers", [("bench.turn@1", 1), ("bench.turn@6", 2)])
-def test_a_benchmark_run_killed_mid_way_resumes_without_losing_or_repeating_a_turn(point, workers, tmp_path):
+@pytest.fixture(scope="module")
+def whole_bench(tmp_path_factory):
+    """A benchmark dataset, and its run without a fault."""
     from staragent.samples import build_script
 
-    facts = tmp_path / "talk.facts.json"
+    folder = tmp_path_factory.mktemp("bench")
+    facts = folder / "talk.facts.json"
     facts.write_text(build_script(2.0, seed=4, tts=False).model_dump_json(), encoding="utf-8")
-    cache, markers = tmp_path / "cache", tmp_path / "markers"
+    done = cli("bench", "run", facts, "--agent", "scripted", "--out", folder / "whole", cache=folder / "cache", markers=folder / "markers")
+    assert done.returncode == 0, done.stderr
+    return facts, _records(folder / "whole")
 
-    def bench(out: Path, **kw):
-        return cli("bench", "run", facts, "--agent", "scripted", "--out", out, "--workers", workers, cache=cache, markers=markers, **kw)
 
-    assert bench(tmp_path / "whole").returncode == 0
-    killed = bench(tmp_path / "cut", kill=point)
+@pytest.mark.parametrize("point, workers", [("bench.turn@1", 1), ("bench.turn@6", 2)])
+def test_a_benchmark_run_killed_mid_way_resumes_without_losing_or_repeating_a_turn(point, workers, whole_bench, tmp_path):
+    facts, whole = whole_bench
+    cache, markers, out = tmp_path / "cache", tmp_path / "markers", tmp_path / "cut"
+
+    def bench(*args, **kw):
+        return cli("bench", *args, cache=cache, markers=markers, **kw)
+
+    killed = bench("run", facts, "--agent", "scripted", "--out", out, "--workers", workers, kill=point)
     assert killed.returncode == -signal.SIGKILL
-    written = len(_records(tmp_path / "cut"))
+    written = len(_records(out))
     assert written >= int(point.split("@")[1])
-    report = cli("bench", "report", tmp_path / "cut", "--json", cache=cache, markers=markers)
-    assert json.loads(report.stdout)["status"] == "interrupted"  # its writer is gone, whatever run.json last said
-    assert_free(tmp_path / "cut" / ".run.lock")
-    resumed = bench(tmp_path / "cut")
+    assert json.loads(bench("report", out, "--json").stdout)["status"] == "interrupted"  # its writer is gone, whatever run.json says
+    assert_free(out / ".run.lock")
+    resumed = bench("run", facts, "--agent", "scripted", "--out", out, "--workers", workers)
     assert resumed.returncode == 0 and f"{written} resumed" in resumed.stdout
-    assert _records(tmp_path / "cut") == _records(tmp_path / "whole")
-    assert json.loads(cli("bench", "report", tmp_path / "cut", "--json", cache=cache, markers=markers).stdout)["status"] == "complete"
-    assert not list((tmp_path / "cut").glob(".*.tmp"))
+    assert _records(out) == whole
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
+    assert not list(out.glob(".*.tmp"))
 
 
 # ------------------------------------------------------------------ chat
