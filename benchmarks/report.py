@@ -44,6 +44,24 @@ def pipeline_section(data: dict) -> list[str]:
     return lines + [""]
 
 
+def chat_storage_section(data: dict) -> list[str]:
+    m, sizes = data["machine"], data["bytes_after_turns"]
+    turns = ", ".join(f"{n} turns {int(b) / 1e6:.2f} MB" for n, b in sizes.items())
+    return [
+        "## Chat storage",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores; measured {m['date']}. Command: `{data['command']}`.",
+        f"One thread about a generated {data['video']['minutes']:g}-minute video, rule planner, the video's fact questions with a",
+        "follow-up after every third; bytes of `chats.sqlite` and its write-ahead log.",
+        "",
+        "| measure | value |",
+        "| --- | --- |",
+        f"| chat storage per turn, one thread | **{data['bytes_per_turn'] / 1e3:.1f} kB** ({turns}) |",
+        f"| the thread resumed in a new agent answers a follow-up with evidence | {'yes' if data['resumed_answer_has_evidence'] else 'NO'} |",
+        "",
+    ]
+
+
 def _models_rows(data: dict) -> list[str]:
     sig, small, large, vlm, plan, faiss = (data[k] for k in ("siglip", "whisper_small_batched", "whisper_large_refine_60s", "refiner_60s", "planner", "faiss"))
     gpu = data["device"] == "cuda"
@@ -177,7 +195,7 @@ def answers_section(data: dict) -> list[str]:
     return lines
 
 
-SECTIONS = {"answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "models_cpu_smoke": models_section, "models_gpu": models_section, "ui_cpu": ui_section}
+SECTIONS = {"answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "chat_storage": chat_storage_section, "models_cpu_smoke": models_section, "models_gpu": models_section, "ui_cpu": ui_section}
 
 
 def render() -> str:

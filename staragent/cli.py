@@ -78,6 +78,19 @@ class _Group(click.Group):
             ctx.exit(130)
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends a command as Ctrl-C does: work in progress stops at its next step and cleans up
+    (a sandboxed program is killed, its folders removed; an index build stops between items)."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--profile", type=click.Choice(["offline", "local", "openai"]), help="Backends to use (default: offline).")
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Where indexes and chats are kept.")
@@ -86,6 +99,7 @@ class _Group(click.Group):
 @click.pass_context
 def main(ctx: click.Context, profile, cache_dir, quiet):
     """Chat with long videos through a tool-using agent, and benchmark such agents."""
+    _stop_on_sigterm()
     ctx.obj = {"profile": profile, "cache_dir": cache_dir}
     if quiet:
         ctx.obj["progress"] = False
@@ -251,7 +265,9 @@ def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles
     with _make_agent(ctx, tools, max_steps, allow_silent, no_subtitles) as agent:
         agent.session(video)  # index before the first prompt
         conversation = agent.chat(video, thread)
-        click.echo(f"thread {conversation.thread_id} (resume with --thread {conversation.thread_id}); empty line or Ctrl-D ends", err=True)
+        earlier = sum(1 for turn in conversation.history() if turn["role"] == "user") if thread else 0
+        resumed = f"resumed after {earlier} finished turn{'s' if earlier != 1 else ''}; " if earlier else ""
+        click.echo(f"thread {conversation.thread_id} ({resumed}resume with --thread {conversation.thread_id}); empty line or Ctrl-D ends", err=True)
         while True:
             try:
                 question = input("you> ") if sys.stdin.isatty() else sys.stdin.readline()

@@ -29,6 +29,7 @@ from staragent.agent.planners.tool_calls import without_calls
 from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
+from staragent.faults import marker
 from staragent.schema import TrajectoryStep
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory
@@ -159,6 +160,7 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         cached = stored is not None
         started = time.perf_counter()
         if stored is None:
+            marker(f"tool.{call['name']}")
             stored = _run_tool(session, ctx, call["name"], call["args"])
             if cacheable and stored["ok"]:  # a failure may be passing (a busy server): the next call tries again
                 remembered[key] = stored

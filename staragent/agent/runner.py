@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-import sqlite3
+import os
 import threading
 import time
 import uuid
@@ -19,6 +19,7 @@ from typing import Any
 
 from ..config import Settings, load_settings
 from ..errors import InputError
+from ..faults import marker
 from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
 from .session import Session, open_session
 
@@ -88,6 +89,11 @@ def _cited(final, gathered: list[Evidence], text: str) -> list[Evidence]:
     return [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)
 
 
+def _thread_config(session: Session, thread_id: str) -> dict:
+    """Threads are namespaced by the video's index: one name cannot mix two videos' conversations."""
+    return {"configurable": {"thread_id": f"{_scope(session)}/{thread_id}"}}
+
+
 def _history_messages(history: list[dict] | None) -> list:
     from langchain_core.messages import AIMessage, HumanMessage
 
@@ -140,7 +146,7 @@ class VideoAgent:
         """The video's session, opened (and its index built) once: callers asking about the same
         video at the same time wait for one build instead of starting their own; other videos
         are not held up. ``report`` hears the build's progress when this call is the one building."""
-        key = str(Path(video).resolve())
+        key = os.path.realpath(video)  # never raises (a symlink loop is reported by the index's input check)
         with self._lock:
             if key in self._sessions:
                 return self._sessions[key]
@@ -170,7 +176,7 @@ class VideoAgent:
     def opened(self, video: str | Path) -> bool:
         """Whether the video's session is open (its index built and loaded)."""
         with self._lock:
-            return str(Path(video).resolve()) in self._sessions
+            return os.path.realpath(video) in self._sessions
 
     def search(self, video: str | Path, query: str, modalities=None, k: int | None = None):
         from ..index.search import cross_modal_search
@@ -182,11 +188,9 @@ class VideoAgent:
 
     def _checkpointer(self):
         if self._saver is None:
-            from langgraph.checkpoint.sqlite import SqliteSaver
+            from .threads import open_store
 
-            self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.settings.cache_dir / CHAT_DB), check_same_thread=False)
-            self._saver = SqliteSaver(conn)
+            self._saver = open_store(self.settings.cache_dir / CHAT_DB)
         return self._saver
 
     # ------------------------------------------------------------ asking
@@ -221,6 +225,7 @@ class VideoAgent:
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
+        from .threads import DURABILITY, prune, repair
 
         if not question or not question.strip():
             raise InputError("the question is empty; ask something about the video")
@@ -228,22 +233,28 @@ class VideoAgent:
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None
         graph = build_graph(checkpointer)
-        scope = _scope(session)
-        config = {"configurable": {"thread_id": f"{scope}/{thread_id}"}} if thread_id else {}
-        if thread_id:  # kept with each checkpoint of the turn: lets ``threads`` list conversations per video
-            config["metadata"] = {"video_scope": scope, "question": question.strip()[:200]}
+        config = _thread_config(session, thread_id) if thread_id else {}
+        if thread_id:  # kept with the thread's checkpoint: lets ``threads`` list the conversations of a video
+            config["metadata"] = {"video_scope": _scope(session)}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
+        marker("turn.start")
+        if thread_id:
+            repair(graph, checkpointer, config)  # a turn cut short earlier leaves no half of itself behind
         before = graph.get_state(config).values if thread_id else {}
         offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
         state = before
         inputs = {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0}
-        for mode, chunk in graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"]):
+        durability = {"durability": DURABILITY} if thread_id else {}
+        stream = graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"], **durability)
+        for mode, chunk in stream:
             if mode == "values":
                 state = chunk
             elif chunk.get("event") == "tool_started":
                 yield ToolStarted(call_id=chunk["id"], tool=chunk["tool"], args=chunk["args"])
             elif chunk.get("event") == "tool_finished":
                 yield ToolFinished(call_id=chunk["id"], step=TrajectoryStep(**chunk["step"]))
+        if thread_id:
+            prune(checkpointer, config)
         yield Answered(self._answer(session, state, offsets, time.perf_counter() - started, thread_id))
 
     def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:
@@ -266,32 +277,36 @@ class VideoAgent:
 
     # ------------------------------------------------------------ kept conversations
     def threads(self, video: str | Path) -> list[ThreadInfo]:
-        """The conversations kept about ``video``, the most recently changed first."""
+        """The conversations kept about ``video``, the most recently changed first. The store keeps
+        a thread's latest state only: its first question and its number of questions come from it."""
+        from langchain_core.messages import HumanMessage
+
         scope = _scope(self.session(video))
         found: dict[str, ThreadInfo] = {}
-        for item in self._checkpointer().list(None, filter={"source": "input", "video_scope": scope}):
-            full = item.config["configurable"]["thread_id"]
-            thread_id = full.removeprefix(f"{scope}/")
-            info = found.setdefault(thread_id, ThreadInfo(thread_id, "", 0, item.checkpoint["ts"]))
-            info.turns += 1
-            info.title = item.metadata.get("question") or info.title  # listed newest first: the last one set is the first question
+        for item in self._checkpointer().list(None, filter={"video_scope": scope}):
+            thread_id = item.config["configurable"]["thread_id"].removeprefix(f"{scope}/")
+            if thread_id in found:  # listed newest first
+                continue
+            questions = [str(m.content) for m in item.checkpoint["channel_values"].get("messages", []) if isinstance(m, HumanMessage)]
+            found[thread_id] = ThreadInfo(thread_id, (questions[0] if questions else "")[:200], len(questions), item.checkpoint["ts"])
         return sorted(found.values(), key=lambda t: t.updated, reverse=True)
 
     def turns(self, video: str | Path, thread_id: str) -> list[tuple[str, Answer]]:
-        """The questions and answers of a kept conversation, in order, each answer with its
-        evidence and the tool calls that led to it."""
+        """The questions and answers of a kept conversation's finished turns, in order, each answer
+        with its evidence and the tool calls that led to it (a turn cut short is left out)."""
         from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
         from ..models.chat_engine import strip_reasoning
         from .graph import build_graph
+        from .threads import finished_turns
 
         session = self.session(video)
-        config = {"configurable": {"thread_id": f"{_scope(session)}/{thread_id}"}}
-        state = build_graph(self._checkpointer()).get_state(config).values
-        trajectory = [TrajectoryStep(**s) for s in state.get("trajectory", [])]
+        graph = build_graph(self._checkpointer())
+        config = _thread_config(session, thread_id)
+        trajectory = [TrajectoryStep(**s) for s in graph.get_state(config).values.get("trajectory", [])]
         out: list[tuple[str, Answer]] = []
         question, steps, gathered, used = None, 0, [], 0
-        for message in state.get("messages", []):
+        for message in finished_turns(graph, config):
             if isinstance(message, HumanMessage):
                 question, steps, gathered = str(message.content), 0, []
             elif isinstance(message, ToolMessage):
@@ -306,6 +321,11 @@ class VideoAgent:
                 used += steps
                 question = None
         return out
+
+    def thread_history(self, video: str | Path, thread_id: str) -> list[dict]:
+        """The questions and answers of the finished turns of a conversation (see ``Conversation.history``)."""
+        return [turn for question, answer in self.turns(video, thread_id)
+                for turn in ({"role": "user", "content": question}, {"role": "assistant", "content": answer.answer})]
 
     def chat(self, video: str | Path, thread_id: str | None = None) -> Conversation:
         return Conversation(self, video, thread_id or uuid.uuid4().hex[:12])
@@ -341,3 +361,8 @@ class Conversation:
 
     def ask(self, question: str) -> Answer:
         return self.agent.ask(self.video, question, thread_id=self.thread_id)
+
+    def history(self) -> list[dict]:
+        """The finished turns so far, ``[{"role": "user"|"assistant", "content": ...}]`` (a turn cut
+        short is not among them: the next question drops it)."""
+        return self.agent.thread_history(self.video, self.thread_id)
