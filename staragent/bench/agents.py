@@ -177,10 +177,17 @@ class ReplayAgent:
 
 
 class SimulatedResult(ToolResult):
-    """What a simulated tool returns: the dataset's expected response, verbatim."""
+    """What a simulated tool returns: the dataset's expected response, verbatim. A planner reads it
+    as the tool's own result: a response that is an object is dumped as that object (marked
+    ``simulated``), anything else under ``response``."""
 
     response: Any = None
     simulated: bool = True
+
+    def model_dump(self, **kwargs: Any) -> dict:
+        if isinstance(self.response, dict):
+            return {**self.response, "simulated": True}
+        return super().model_dump(**kwargs)
 
     def evidence(self) -> list[Evidence]:
         """Text in the response, placed at its ``timestamp`` when it has one (else at 0)."""
