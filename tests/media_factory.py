@@ -333,3 +333,29 @@ def tour_video(path: Path) -> ForeignVideo:
     write_srt(path.with_suffix(".srt"), cues)
     slides = [Slide(p[0], [c.text for c in p[3]]) for p in pages]
     return ForeignVideo(path=path, slides=slides, sounds=sounds, cues=cues)
+
+
+def anthology_video(path: Path) -> ForeignVideo:
+    """Three readings, each under its own title card, with a tone, a noise burst and a silence
+    between them: a video made of named parts."""
+    slides = [
+        Slide(12, ["The Lighthouse Keeper - Maria Duarte", "Recorded in 1998"], (40, 50, 80)),
+        Slide(4, [], (10, 10, 10)),
+        Slide(12, ["Harvest Notes - Tomas Berg", "Oslo, 3 May 2004"], (70, 60, 20)),
+        Slide(4, [], (10, 10, 10)),
+        Slide(12, ["Closing Remarks - Lena Ortiz"], (30, 70, 40)),
+    ]
+    sounds = [
+        Sound(1.0, 5.0, "speech"), Sound(6.0, 10.0, "speech"), Sound(13.0, 15.0, "tone", 660.0),
+        Sound(17.0, 21.0, "speech"), Sound(22.0, 26.0, "speech"), Sound(29.0, 31.0, "noise"),
+        Sound(33.0, 37.0, "speech"), Sound(38.0, 42.0, "speech"),
+    ]
+    cues = [
+        Cue(1.0, 5.0, "The lamp was lit every evening at dusk."),
+        Cue(6.0, 10.0, "Ships passed the northern rocks without harm."),
+        Cue(17.0, 21.0, "The wheat came in early that year."),
+        Cue(22.0, 26.0, "We stored the grain in the old stone barn."),
+        Cue(33.0, 37.0, "Thank you all for listening tonight."),
+        Cue(38.0, 42.0, "We will meet again next spring."),
+    ]
+    return make_video(path, slides, sounds, cues, subtitles="srt")

@@ -126,6 +126,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
     if base is None and (q.follow_up or q.refers_back):
         base = anchor(turn)
     if q.relation and base is not None:
+        if q.relation_to in q.quoted:  # the quoted words and what follows (or precedes) them, read together
+            return [clip((base[0], base[1] + WIDTH) if q.relation == "after" else (base[0] - WIDTH, base[1]), duration)]
         return [shift(base, q.relation, duration)]
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:

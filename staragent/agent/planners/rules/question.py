@@ -275,7 +275,8 @@ def content_words(text: str) -> list[str]:
 
 # The kind of answer a question asks for, by the first pattern it matches (in this order).
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
-    ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$"),  # not "Costa"
+    ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
+              r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
     ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\bshare\b|\bturnover\b|\bsave"),
     ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
@@ -582,6 +583,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     intent = find_intent(text)
     time_range, moment = _video_time(text)
     relation, relation_to, between = _relation(bare, bare_lower, operation, quoted)
+    if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
+        relation_to = next((q for q in quoted if text[m.end() - 1 :].lstrip("'\"“‘").startswith(q)), relation_to)
     question = Question(
         text=text,
         keywords=keywords,
