@@ -185,14 +185,30 @@ def names_in_question(q: Question) -> set[str]:
     return set(tokenize(" ".join(words)))
 
 
+def is_heading(text: str) -> bool:
+    """A line that labels the lines under it: "Resolution:", "DIRECTED BY", "Music by"."""
+    text = text.strip()
+    letters = [c for c in text if c.isalpha()]
+    shouting = len(letters) >= 3 and all(c.isupper() for c in letters) and len(text.split()) <= 5
+    return text.endswith(":") or shouting or bool(re.search(r"\b(?:by|BY)$", text))
+
+
 def labelled(evidence: list[Evidence]) -> dict[tuple, str]:
-    """On-screen values and the label on the line before them in the same frame ("Resolution:"
-    then "1280×1024"), by the value's ``Evidence.key()``."""
-    out = {}
-    for before, after in zip(evidence, evidence[1:]):
-        same_frame = before.modality == after.modality == "ocr" and (before.start, before.end, before.source) == (after.start, after.end, after.source)
-        if same_frame and before.text.rstrip().endswith(":") and ":" not in after.text.rstrip(":"):
-            out[after.key()] = before.text.rstrip(" :")
+    """On-screen lines and the heading above them in the same frame, by the line's ``Evidence.key()``:
+    a value under its label ("Resolution:" then "1280×1024"), names under a credit ("PRODUCED BY"
+    then "Ton Roosendaal"), until the next heading."""
+    out: dict[tuple, str] = {}
+    heading, frame = None, None
+    for e in evidence:
+        here = (e.start, e.end, e.source) if e.modality == "ocr" else None
+        if here != frame:
+            heading, frame = None, here
+        if here is None:
+            continue
+        if is_heading(e.text):
+            heading = e.text.rstrip(" :")
+        elif heading is not None:
+            out[e.key()] = heading
     return out
 
 
