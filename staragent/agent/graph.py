@@ -11,7 +11,6 @@ tools, so it has to answer.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import logging
 import time
@@ -39,45 +38,15 @@ log = logging.getLogger("staragent.agent")
 
 @dataclass
 class AgentContext:
-    """Run-scoped context. Python callers pass a ready ``session``; a LangGraph server passes plain
-    fields (``video``, ``profile``) and the session is opened on first use and kept."""
+    """Run-scoped context: the session the turn runs in. A LangGraph server gets its own context
+    (``agent.server.ServerContext``), which opens the session from plain fields."""
 
-    video: str | None = None
-    profile: str | None = None
     session: Session | None = None
 
     def resolve(self) -> Session:
         if self.session is None:
-            self.session = _server_session(self.video, self.profile)
+            raise RuntimeError("the agent graph was run without a session: pass AgentContext(session=...)")
         return self.session
-
-
-def _server_session(video: str | None, profile: str | None) -> Session:
-    """A LangGraph server's session: the video must lie in the folders the settings allow
-    (``serve.video_dirs``, else the folder the server started in); requests about one video share
-    one session and one index build."""
-    from staragent.agent.videos import VideoFolders
-
-    agent = _server_agent(profile)
-    if video is None:
-        return _videoless_session(profile)
-    return agent.session(VideoFolders.from_settings(agent.settings).resolve(video))
-
-
-@functools.cache
-def _server_agent(profile: str | None):
-    from staragent.agent.runner import VideoAgent
-    from staragent.config import load_settings
-
-    return VideoAgent(load_settings(profile=profile))
-
-
-@functools.cache
-def _videoless_session(profile: str | None) -> Session:
-    from staragent.agent.session import open_session
-
-    agent = _server_agent(profile)
-    return open_session(None, agent.settings, pool=agent.pool)
 
 
 def call_key(name: str, args: dict[str, Any]) -> str:
@@ -196,8 +165,8 @@ def route(state: AgentState) -> str:
     return "tools" if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls) else END
 
 
-def build_graph(checkpointer=None):
-    builder = StateGraph(AgentState, context_schema=AgentContext)
+def build_graph(checkpointer=None, context_schema: type = AgentContext):
+    builder = StateGraph(AgentState, context_schema=context_schema)
     builder.add_node("planner", planner)
     builder.add_node("tools", tools_node)
     builder.add_edge(START, "planner")
@@ -205,5 +174,3 @@ def build_graph(checkpointer=None):
     builder.add_edge("tools", "planner")
     return builder.compile(checkpointer=checkpointer, name="staragent")
 
-
-graph = build_graph()
