@@ -229,7 +229,10 @@ def main(argv: list[str] | None = None) -> None:
         results["embeddings"] = embeddings()
     if "retrieval" not in args.skip:
         results["retrieval"] = retrieval()
-    print(save("packs_cpu", {"command": "python benchmarks/packs.py " + " ".join(argv if argv is not None else sys.argv[1:]), **results}))
+    # runs on media given by hand are kept beside the generated-media run of `make bench`
+    name = "packs_cpu_given_media" if args.asr_media or args.sounds_media else "packs_cpu"
+    command = "python benchmarks/packs.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    print(save(name, {"section": "packs_cpu", "command": command.strip(), **results}))
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ def test_second_build_is_a_cache_hit_and_a_changed_setting_reruns_only_its_stage
     assert _runs(second) == set() and "up to date" in second[0]
     settings.index = settings.index.model_copy(update={"ocr_min_score": 0.6})
     rebuilt = build_index(foreign.path, settings, report=third.append)
-    assert _runs(third) == {"ocr", "segments", "lexical"}  # keyframe embeddings do not depend on OCR
+    assert _runs(third) == {"ocr", "segments", "lexical", "text_vectors"}  # keyframe embeddings do not depend on OCR
     assert rebuilt.manifest.stages["frames"].finished_at == manifest["stages"]["frames"]["finished_at"]
 
 
