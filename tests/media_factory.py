@@ -159,8 +159,10 @@ def make_video(
     fps: int = 10,
     size: tuple[int, int] = (640, 360),
     faststart: bool = False,
+    codec: str = "mpeg4",
 ) -> ForeignVideo:
-    """Write ``path`` (.mp4 or .mkv). ``subtitles``: "srt" | "vtt" sidecar, "embedded" stream, None."""
+    """Write ``path`` (.mp4 or .mkv). ``subtitles``: "srt" | "vtt" sidecar, "embedded" stream, None.
+    ``codec``: "mpeg4" (MPEG-4 Part 2, which browsers do not play) or "libx264" (H.264, which they do)."""
     import av
     import cv2
 
@@ -179,7 +181,7 @@ def make_video(
         write_srt(srt_source, list(cues))
     options = {"movflags": "faststart"} if faststart else {}
     with av.open(str(silent)) as src, av.open(str(path), "w", options=options) as out:
-        vout = out.add_stream("mpeg4", rate=fps)
+        vout = out.add_stream(codec, rate=fps)
         vout.width, vout.height, vout.pix_fmt = size[0], size[1], "yuv420p"
         vout.bit_rate = 600_000
         aout = None

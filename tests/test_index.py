@@ -249,3 +249,22 @@ def test_without_subtitles_whisper_transcribes_speech_with_word_times(tmp_path, 
     assert "museum" in first.text.lower() and "tickets" in second.text.lower()
     words = [w for line in index.speech for w in line.words]
     assert all(a.start <= b.start for a, b in zip(words, words[1:])) and all(first.start <= w.start <= w.end <= second.end for w in words)
+
+
+def test_a_cue_past_the_end_is_cut_there_and_searchable_and_dropped_cues_are_reported(tmp_path, settings, caplog):
+    video = make_video(tmp_path / "v.mp4", [Slide(4, ["x"])], [Sound(0.5, 3.5, "tone")], subtitles=None)
+    (tmp_path / "v.srt").write_text(
+        "1\n00:00:01,000 --> 00:00:02,000\nA kettle whistles.\n\n"
+        "2\n00:00:03,000 --> 00:00:09,000\nThe lighthouse keeper waves goodbye.\n\n"
+        "3\n00:00:06,000 --> 00:00:05,000\nBackwards.\n\n"
+        "4\n00:00:20,000 --> 00:00:21,000\nLong after the end.\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level("WARNING", logger="staragent.index"):
+        index = build_index(video.path, settings)
+    assert "dropped 2 cues (1 ending before they start, 1 starting after the video ends); 1 cue cut at the end" in caplog.text
+    assert index.stage_info("speech")["lines"] == 2
+    from staragent.index.search import cross_modal_search
+
+    hits = cross_modal_search(index, "lighthouse keeper", ["speech"], 3).hits
+    assert hits and hits[0].evidence[0].end <= index.duration + 0.01

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +22,13 @@ import numpy as np
 
 from .. import media
 from ..config import Settings
+from ..faults import marker
 from ..fsutil import append_jsonl, atomic_dir, atomic_path, read_jsonl, repair_jsonl, write_json, write_jsonl
 from ..media import SAMPLE_RATE, MediaInfo
 from ..records import Keyframe, OcrLine, SpeechLine
 from .fingerprint import file_fingerprint
 from .store import read_keyframe, read_pcm
-from .subtitles import parse_subtitles
+from .subtitles import dropped_text, fit_to_video, parse_subtitles
 
 # Keyframe selection on the downscaled grey frames: a pixel "changed" when it moved by 10 % of the
 # range; new content is "settled" once consecutive frames agree.
@@ -166,7 +168,8 @@ def run_vad(ctx: BuildContext) -> dict:
 
 def _speech_params(ctx: BuildContext) -> dict:
     if ctx.subtitles is not None:  # the subtitles' content, not their file name (a renamed copy is the same)
-        return {"source": f"subtitles:{ctx.subtitles.kind}", "fingerprint": ctx.subtitles.fingerprint}
+        # fitted: cues are cut to the video's span (those wholly outside it dropped) since this was added
+        return {"source": f"subtitles:{ctx.subtitles.kind}", "fingerprint": ctx.subtitles.fingerprint, "fitted": True}
     if not ctx.info.has_audio:
         return {"source": "none"}  # nothing to listen to: no recogniser is loaded
     backend = stage_backend(ctx, "asr")
@@ -183,15 +186,19 @@ def run_speech(ctx: BuildContext) -> dict:
     if ctx.subtitles is not None:
         if ctx.subtitles.kept:  # reached only when a stage before speech changed; the kept lines still hold
             return {"source": ctx.subtitles.describe(), "lines": len(read_jsonl(ctx.path("speech.jsonl")))}
+        dropped: Counter = Counter()
         if ctx.subtitles.kind == "file":
-            lines = parse_subtitles(ctx.subtitles.path)
+            lines = parse_subtitles(ctx.subtitles.path, dropped)
         else:
             lines = [
                 SpeechLine(start=a, end=b, text=t, source=ctx.subtitles.describe())
                 for a, b, t in media.read_subtitle_stream(ctx.video, ctx.subtitles.stream)
             ]
+        lines = fit_to_video(lines, ctx.info.duration, dropped)
+        if dropped:
+            log.warning("subtitles of %s: %s", ctx.video.name, dropped_text(dropped))
         write_jsonl(ctx.path("speech.jsonl"), [line.model_dump(exclude_none=True) for line in lines])
-        return {"source": ctx.subtitles.describe(), "lines": len(lines)}
+        return {"source": ctx.subtitles.describe(), "lines": len(lines), **({"cue_problems": dict(dropped)} if dropped else {})}
     if not ctx.info.has_audio:
         write_jsonl(ctx.path("speech.jsonl"), [])
         return {"source": "none (the video has no audio)", "lines": 0}
@@ -261,6 +268,7 @@ def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[An
                 continue
             out = work(item)
             append_jsonl(partial, {"i": i, "out": out})
+            marker(f"index.item.{stage}")
             results.append(out)
             bar.update(1)
     return results
