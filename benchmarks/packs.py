@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import resource
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -231,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
         results["retrieval"] = retrieval()
     # runs on media given by hand are kept beside the generated-media run of `make bench`
     name = "packs_cpu_given_media" if args.asr_media or args.sounds_media else "packs_cpu"
-    command = "python benchmarks/packs.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python benchmarks/packs.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     print(save(name, {"section": "packs_cpu", "command": command.strip(), **results}))
 
 
