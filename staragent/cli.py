@@ -107,15 +107,17 @@ def main(ctx: click.Context, profile, cache_dir, quiet):
 
 
 def _index_options(f):
-    f = click.option("--allow-silent", is_flag=True, help="Index a video that has no audio stream (pictures only).")(f)
+    f = click.option("--require-audio", is_flag=True, help="Refuse a video without an audio stream (by default its pictures alone are indexed).")(f)
+    # videos without sound are indexed by default now: the old flag is still accepted, and does nothing
+    f = click.option("--allow-silent", is_flag=True, hidden=True, expose_value=False)(f)
     f = click.option("--no-subtitles", is_flag=True, help="Ignore subtitle files and streams; recognise speech instead.")(f)
     return f
 
 
-def _index_overrides(allow_silent: bool, no_subtitles: bool) -> dict:
+def _index_overrides(require_audio: bool, no_subtitles: bool) -> dict:
     out = {}
-    if allow_silent:
-        out["allow_silent"] = True
+    if require_audio:
+        out["require_audio"] = True
     if no_subtitles:
         out["subtitles"] = False
     return {"index_overrides": out} if out else {}
@@ -145,12 +147,12 @@ def sample_video(ctx, out, minutes, seed, fps, no_tts):
 @click.option("--ray-address", help="Index on this Ray cluster (e.g. 'auto' or 'ray://head:10001') instead of a local Ray instance.")
 @_index_options
 @click.pass_context
-def index(ctx, videos, force, as_json, workers, ray_address, allow_silent, no_subtitles):
+def index(ctx, videos, force, as_json, workers, ray_address, require_audio, no_subtitles):
     """Preprocess VIDEOS (files or folders of videos) into searchable indexes (cached; a second run
     does no work)."""
     from .index.batch import expand_videos
 
-    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    settings = _settings(ctx, **_index_overrides(require_audio, no_subtitles))
     chosen = expand_videos(videos)
     one_file = len(videos) == 1 and not videos[0].is_dir()
     if one_file and workers == 1 and not ray_address:  # the plain case: progress, the manifest as --json
@@ -166,10 +168,18 @@ def _index_single(ctx, video: Path, settings, force: bool, as_json: bool) -> Non
     if as_json:
         click.echo(json.dumps(built.manifest.model_dump(), indent=2, default=str))
         return
+    speech = built.stage_info("speech")
+    language = f" (language: {speech['language']})" if speech.get("language") else ""
+    sounds = built.stage_info("audio_tags")
+    named = f", {sounds.get('events', 0)} sounds named by {sounds['backend']}" if sounds.get("backend", "none") != "none" else ""
     click.echo(
         f"{built.dir}\n{len(built.segments)} segments, {len(built.keyframes)} keyframes, "
-        f"speech from {built.stage_info('speech').get('source')}, text read by {built.stage_info('ocr').get('backend')}"
+        f"speech from {speech.get('source')}{language}, text read by {built.stage_info('ocr').get('backend')}{named}"
     )
+    if not built.has_audio:
+        from .media import silent_note
+
+        click.echo(f"note: {silent_note(video.name)}", err=True)
     for name, record in built.manifest.stages.items():
         if fallback := record.info.get("fallback"):
             click.echo(f"note: {name} used {fallback['used']} instead of {fallback['wanted']}: {fallback['reason']}", err=True)
@@ -201,12 +211,12 @@ def _index_batch(videos: list[Path], settings, force: bool, as_json: bool, worke
 @click.option("--json", "as_json", is_flag=True)
 @_index_options
 @click.pass_context
-def search(ctx, video, query, modalities, k, as_json, allow_silent, no_subtitles):
+def search(ctx, video, query, modalities, k, as_json, require_audio, no_subtitles):
     """Find where QUERY is said, shown or heard in VIDEO."""
     from .agent.runner import VideoAgent
     from .timecodes import format_range
 
-    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    settings = _settings(ctx, **_index_overrides(require_audio, no_subtitles))
     with VideoAgent(settings, report=None if ctx.meta["quiet"] else _report) as agent:
         result = agent.search(video, query, modalities, k)
     if as_json:
@@ -228,10 +238,10 @@ def _agent_options(f):
     return f
 
 
-def _make_agent(ctx, tools, max_steps, allow_silent=False, no_subtitles=False):
+def _make_agent(ctx, tools, max_steps, require_audio=False, no_subtitles=False):
     from .agent.runner import VideoAgent
 
-    settings = _settings(ctx, max_steps=max_steps, **_index_overrides(allow_silent, no_subtitles))
+    settings = _settings(ctx, max_steps=max_steps, **_index_overrides(require_audio, no_subtitles))
     tool_list = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
     return VideoAgent(settings, tools=tool_list, report=None if ctx.meta["quiet"] else _report)
 
@@ -245,9 +255,9 @@ def _make_agent(ctx, tools, max_steps, allow_silent=False, no_subtitles=False):
 @_agent_options
 @_index_options
 @click.pass_context
-def ask(ctx, video, question, as_json, trace, thread, tools, max_steps, allow_silent, no_subtitles):
+def ask(ctx, video, question, as_json, trace, thread, tools, max_steps, require_audio, no_subtitles):
     """Answer QUESTION about VIDEO (indexing it first when needed)."""
-    with _make_agent(ctx, tools, max_steps, allow_silent, no_subtitles) as agent:
+    with _make_agent(ctx, tools, max_steps, require_audio, no_subtitles) as agent:
         _print_answer(agent.ask(video, question, thread_id=thread), as_json, trace)
         if trace and not as_json:
             _print_models(agent.loaded_models())
@@ -260,9 +270,9 @@ def ask(ctx, video, question, as_json, trace, thread, tools, max_steps, allow_si
 @_agent_options
 @_index_options
 @click.pass_context
-def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles):
+def chat(ctx, video, thread, trace, tools, max_steps, require_audio, no_subtitles):
     """Talk about VIDEO, several questions in a row; later questions can refer to earlier answers."""
-    with _make_agent(ctx, tools, max_steps, allow_silent, no_subtitles) as agent:
+    with _make_agent(ctx, tools, max_steps, require_audio, no_subtitles) as agent:
         agent.session(video)  # index before the first prompt
         conversation = agent.chat(video, thread)
         earlier = sum(1 for turn in conversation.history() if turn["role"] == "user") if thread else 0
@@ -379,7 +389,7 @@ def tools_show(ctx, name):
 @click.option("--json", "as_json", is_flag=True, help="Print only the result as JSON.")
 @_index_options
 @click.pass_context
-def tools_run(ctx, name, raw_args, video, as_json, allow_silent, no_subtitles):
+def tools_run(ctx, name, raw_args, video, as_json, require_audio, no_subtitles):
     """Call tool NAME directly, e.g. `staragent tools run transcribe_speech --args '{"timestamp": "0:10-0:20"}' --video talk.mp4`.
 
     The tool runs in the context the agent gives it (the index, the model pool, visual search),
@@ -393,7 +403,7 @@ def tools_run(ctx, name, raw_args, video, as_json, allow_silent, no_subtitles):
         raise InputError(f"--args is not valid JSON ({exc.msg} at character {exc.pos}); write an object such as '{{\"timestamp\": \"0:10-0:20\"}}'") from None
     if not isinstance(args, dict):
         raise InputError("--args must be a JSON object, e.g. '{\"query\": \"price\"}'")
-    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    settings = _settings(ctx, **_index_overrides(require_audio, no_subtitles))
     tool = _registry(settings).get(name)
     if tool.needs_video and video is None:
         raise InputError(f"{name} works on a video: pass --video VIDEO")

@@ -62,7 +62,9 @@ class IndexSettings(BaseModel):
     )
     acoustic_window: float = Field(0.5, gt=0, description="seconds per acoustic-statistics window")
     subtitles: bool = Field(True, description="use sidecar or embedded subtitles for speech when present")
-    allow_silent: bool = Field(False, description="index videos without an audio stream (pictures only)")
+    require_audio: bool = Field(
+        False, description="refuse a video without an audio stream (by default it is indexed from its pictures alone, with a note)"
+    )
 
 
 class ModelSettings(BaseModel):
@@ -76,9 +78,16 @@ class ModelSettings(BaseModel):
         None, gt=0, description="keep the resident experts under this many GB; the least recently used are unloaded first"
     )
     hf_cache: Path | None = Field(None, description="Hugging Face hub cache to read weights from (default: HF_HUB_CACHE)")
+    pack_cache: Path | None = Field(
+        None, description="folder whose packs/ holds the model packs, assembled from their packages on first use (default: cache_dir)"
+    )
 
-    asr: str | None = Field(None, description="pocketsphinx | faster-whisper")
-    asr_model: str = Field("small", description="faster-whisper model for preprocessing: a size, a CTranslate2 repo id or a path")
+    asr: str | None = Field(None, description="faster-whisper | pocketsphinx (the last resort)")
+    asr_model: str | None = Field(
+        None,
+        description="faster-whisper model for preprocessing: base or tiny.en (served by the bundled model packs), another size, "
+        "a CTranslate2 repo id or a path (None: base in the offline profile, small in the others)",
+    )
     asr_refine_model: str = Field("large-v3", description="faster-whisper model for refining a time range and translating")
     asr_compute_type: str = Field("auto", description="CTranslate2 compute type (auto: float16 on a GPU, int8 on the CPU)")
     asr_refine: str | None = Field(None, description="none | faster-whisper (re-transcribing and translating a range)")
@@ -87,6 +96,7 @@ class ModelSettings(BaseModel):
     )
     asr_batch_size: int = Field(16, ge=1, description="speech chunks decoded together while indexing")
     asr_beam_size: int = Field(5, ge=1)
+    cpu_threads: int = Field(0, ge=0, description="threads each CPU model may use (0: every core this process may run on)")
 
     ocr: str | None = Field(None, description="rapidocr | easyocr")
     ocr_languages: list[str] = Field(default_factory=lambda: ["en"])
@@ -104,11 +114,13 @@ class ModelSettings(BaseModel):
     vlm_total_pixels: int = Field(24576 * 28 * 28, ge=28 * 28, description="pixel budget of all frames together")
     vlm_max_new_tokens: int = Field(512, ge=1)
 
-    audio_tagger: str | None = Field(None, description="none | transformers (an AudioSet classifier)")
-    audio_tagger_model: str = Field("MIT/ast-finetuned-audioset-10-10-0.4593")
-    audio_tag_threshold: float = Field(0.2, ge=0, le=1, description="lowest sigmoid score kept as a tag")
-    audio_tag_top_k: int = Field(5, ge=1)
+    audio_tagger: str | None = Field(None, description="yamnet (the bundled model pack) | transformers (an AudioSet classifier) | none")
+    audio_tagger_model: str = Field("MIT/ast-finetuned-audioset-10-10-0.4593", description="the transformers backend's checkpoint")
+    audio_tag_threshold: float = Field(0.25, ge=0, le=1, description="lowest sigmoid score kept as a sound label")
+    audio_tag_top_k: int = Field(5, ge=1, description="most labels kept per window")
     audio_tag_batch_size: int = Field(16, ge=1)
+
+    text_embedder: str | None = Field(None, description="e5 (the bundled multilingual-e5-small pack) | none: dense text search beside BM25")
 
     audio_lm: str | None = Field(None, description="none | transformers (Audio Flamingo 3 or Qwen2-Audio)")
     audio_lm_model: str = Field("nvidia/audio-flamingo-3-hf")

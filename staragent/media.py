@@ -113,13 +113,15 @@ TRUNCATION_SLACK = 3.0  # seconds a stream may end short of the header's duratio
 
 
 def no_audio_message(name: str) -> str:
-    return (
-        f"{name} has no audio stream, so there is no speech or sound to index; "
-        "add an audio track, or allow it to index the pictures alone (--allow-silent, or index.allow_silent in the settings)"
-    )
+    """Why a video without sound is refused when audio is required (``--require-audio``)."""
+    return f"{name} has no audio stream, and audio is required (--require-audio, or index.require_audio); add an audio track or drop the flag"
 
 
-def validate_video(path: str | Path, require_audio: bool = True) -> MediaInfo:
+def silent_note(name: str) -> str:
+    return f"{name} has no audio track: indexed from its pictures alone (on-screen text, scenes), with no speech or sounds"
+
+
+def validate_video(path: str | Path, require_audio: bool = False) -> MediaInfo:
     """Probe and check that the file is a usable video; raise ``MediaError`` naming the problem.
 
     A header without a duration (live recordings, browser WebM) gets the duration its packets

@@ -53,6 +53,15 @@ class AcousticEvent(BaseModel):
     loudness_db: float | None = None
 
 
+class SoundEvent(BaseModel):
+    """A sound an audio tagger named (an AudioSet label), over consecutive windows that heard it."""
+
+    start: float
+    end: float
+    label: str
+    score: float = Field(description="the tagger's highest confidence (0-1) over those windows")
+
+
 # Words people use for what the acoustic labels measure, so that lexical search finds "beep".
 LABEL_WORDS = {
     "tone": "tone beep whistle tonal",

@@ -25,6 +25,8 @@ def _isolated_config(monkeypatch, tmp_path_factory):
     empty = tmp_path_factory.getbasetemp() / "empty-config.toml"
     empty.touch()
     monkeypatch.setenv("STARAGENT_CONFIG", str(empty))
+    # model packs are assembled once for the whole session, whatever cache folder a test uses
+    monkeypatch.setenv("STARAGENT_MODELS__PACK_CACHE", str(tmp_path_factory.getbasetemp() / "packs-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ class Slide:
 class Sound:
     start: float
     end: float
-    kind: str  # "tone" | "noise" | "speech"
+    kind: str  # "tone" | "noise" | "speech" | "melody"
     freq: float = 1000.0
 
 
@@ -83,6 +83,18 @@ def _speechlike(n: int, rng: np.random.Generator) -> np.ndarray:
     return (0.25 * voice * envelope + 0.01 * rng.standard_normal(n)).astype(np.float32)
 
 
+def _melody(n: int) -> np.ndarray:
+    """Plucked notes of a major scale, a new one every 0.4 s, each with its overtones dying away."""
+    notes = (262, 294, 330, 349, 392, 440, 494, 523)
+    step = int(0.4 * RATE)
+    t = np.arange(step) / RATE
+    out = np.zeros(n + step, np.float32)
+    for k, lo in enumerate(range(0, n, step)):
+        f = notes[(3 * k) % len(notes)]
+        out[lo : lo + step] += 0.3 * np.exp(-3 * t) * sum(np.sin(2 * np.pi * f * h * t) / h**1.5 for h in range(1, 7))
+    return out[:n]
+
+
 def _spoken(text: str, n: int) -> np.ndarray | None:
     """``text`` read by espeak-ng, fitted into ``n`` samples; None when espeak-ng is missing."""
     import shutil
@@ -115,6 +127,8 @@ def _audio(duration: float, sounds: list[Sound], cues: list[Cue], seed: int = 0)
             audio[lo:hi] = 0.3 * np.sin(2 * np.pi * s.freq * np.arange(n) / RATE)
         elif s.kind == "noise":
             audio[lo:hi] = 0.3 * rng.uniform(-1, 1, n)
+        elif s.kind == "melody":
+            audio[lo:hi] = _melody(n)
         elif s.kind == "speech":
             audio[lo:hi] = _speechlike(n, rng)
     return audio
@@ -359,3 +373,25 @@ def anthology_video(path: Path) -> ForeignVideo:
         Cue(38.0, 42.0, "We will meet again next spring."),
     ]
     return make_video(path, slides, sounds, cues, subtitles="srt")
+
+
+SPEC_SHEET = [  # (what a slide says, a question asking for it in other words)
+    ("Weight: 187 g", "how heavy is it"),
+    ("Battery life: 22 hours", "how long does it run between charges"),
+    ("Price: $499", "what does it cost"),
+    ("Display: 6.1 inch OLED", "how big is the screen"),
+    ("Warranty: 2 years", "what guarantee comes with it"),
+    ("Finish: midnight blue", "which colour is it"),
+    ("Rated IP68 underwater", "can I take it swimming"),
+    ("Storage: 256 GB", "how many photos fit on it"),
+    ("On sale from 3 March", "when can I buy one"),
+    ("Made in Tallinn, Estonia", "which country is it built in"),
+]
+"""One product's facts, a slide each, and questions that share no word with their slide."""
+SPEC_COLOURS = [(120, 40, 30), (30, 110, 40), (40, 40, 130), (110, 100, 20), (100, 30, 110), (20, 100, 110), (70, 70, 70), (140, 70, 20), (20, 60, 140), (90, 130, 60)]
+
+
+def spec_sheet_video(path: Path, seconds: float = 3.0, **kwargs) -> ForeignVideo:
+    """A slide per ``SPEC_SHEET`` fact, each in a colour of its own (a cut between any two)."""
+    slides = [Slide(seconds, [line], colour) for (line, _), colour in zip(SPEC_SHEET, SPEC_COLOURS)]
+    return make_video(path, slides, subtitles=None, **kwargs)

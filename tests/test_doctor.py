@@ -24,8 +24,15 @@ def test_offline_is_ready_and_names_what_the_local_profile_would_need(tmp_path):
     rows = rows_of(out)
     assert all(r["available"] for r in rows.values() if r["selected"])
     assert {k for k, r in rows.items() if r["selected"]} == {
-        ("vad", "silero"), ("asr", "pocketsphinx"), ("ocr", "rapidocr"), ("acoustics", "statistics"), ("planner", "rules")
+        ("vad", "silero"), ("asr", "faster-whisper"), ("ocr", "rapidocr"), ("audio_tagger", "yamnet"), ("text_embedder", "e5"),
+        ("acoustics", "statistics"), ("planner", "rules"),
     }
+    assert rows[("asr", "faster-whisper")]["model"] == "base" and "model pack whisper-base" in rows[("asr", "faster-whisper")]["detail"]
+    packs = {p["pack"]: p for p in json.loads(out)["packs"]}
+    assert packs["whisper-base"]["serves"] == ["asr / faster-whisper (in use)"] and packs["yamnet"]["serves"] == ["audio_tagger / yamnet (in use)"]
+    assert packs["whisper-tiny.en"]["serves"] == ["asr / faster-whisper with models.asr_model = tiny.en"]
+    assert all(p["installed"] and p["problem"] is None and p["size_mb"] > 10 and p["licence"] for p in packs.values())
+    assert "states no licence" in packs["yamnet"]["licence"] and "Apache-2.0" in packs["yamnet"]["licence"]
     siglip = rows[("vision", "siglip")]
     assert not siglip["available"] and "hf download timm/ViT-SO400M-14-SigLIP-384" in siglip["detail"] and str(tmp_path / "hub") in siglip["detail"]
     assert "Systran/faster-whisper-large-v3" in rows[("asr_refine", "faster-whisper")]["detail"]

@@ -52,7 +52,7 @@ def test_second_build_is_a_cache_hit_and_a_changed_setting_reruns_only_its_stage
     assert _runs(second) == set() and "up to date" in second[0]
     settings.index = settings.index.model_copy(update={"ocr_min_score": 0.6})
     rebuilt = build_index(foreign.path, settings, report=third.append)
-    assert _runs(third) == {"ocr", "segments", "lexical"}  # keyframe embeddings do not depend on OCR
+    assert _runs(third) == {"ocr", "segments", "lexical", "text_vectors"}  # keyframe embeddings do not depend on OCR
     assert rebuilt.manifest.stages["frames"].finished_at == manifest["stages"]["frames"]["finished_at"]
 
 
@@ -182,18 +182,16 @@ def test_truncated_faststart_file_is_caught_before_any_work(tmp_path, settings):
     assert not settings.index_root.exists() or not any(settings.index_root.iterdir())
 
 
-def test_silent_video_indexes_pictures_when_allowed(tmp_path, settings):
+def test_a_video_without_sound_is_indexed_from_its_pictures(tmp_path, settings):
     video = make_video(tmp_path / "silent.mp4", [Slide(4, ["Silent Slide 77"])], audio=False, subtitles=None)
-    with pytest.raises(MediaError, match="no audio stream"):
-        build_index(video.path, settings)
-    settings.index = settings.index.model_copy(update={"allow_silent": True})
     index = build_index(video.path, settings)
-    assert index.speech == [] and not index.has_audio
+    assert index.speech == [] and not index.has_audio and index.sound_events == []
     assert index.stage_info("speech")["source"].startswith("none") and "asr" not in index.manifest.models  # no recogniser for silence
+    assert "audio_tagger" not in index.manifest.models
     assert "Silent Slide 77" in index.segments[0].ocr_text
-    # once built on purpose without sound, the index serves later questions without the flag again
-    settings.index = settings.index.model_copy(update={"allow_silent": False})
-    assert build_index(video.path, settings).dir == index.dir
+    settings.index = settings.index.model_copy(update={"require_audio": True})  # unless sound is required
+    with pytest.raises(MediaError, match="no audio stream.*--require-audio"):
+        build_index(video.path, settings)
 
 
 def test_a_copy_under_another_name_reuses_the_index_and_tools_read_the_new_path(foreign, settings, tmp_path):
@@ -228,23 +226,29 @@ def test_embedded_subtitle_stream_is_used_for_speech(tmp_path, settings):
     assert index.speech[0].text == "Embedded words here"
 
 
-def test_without_subtitles_pocketsphinx_transcribes_speech(tmp_path, settings):
+def test_without_subtitles_whisper_transcribes_speech_with_word_times(tmp_path, settings):
     import shutil
 
     from media_factory import Cue
 
     if not shutil.which("espeak-ng"):
         pytest.skip("espeak-ng is not installed (make test installs it)")
-    said = "hello world, this is a test of speech recognition"
-    video = make_video(tmp_path / "spoken.mp4", [Slide(6, ["Speech"])], [Sound(1.0, 5.5, "speech")], [Cue(1.0, 5.5, said)], subtitles=None)
+    # two sentences with a pause between them: one chunk for the recogniser, two lines with their own times
+    cues = [Cue(1.0, 4.5, "The museum opens at nine in the morning."), Cue(6.0, 8.5, "Tickets cost twelve euros.")]
+    video = make_video(tmp_path / "spoken.mp4", [Slide(9, ["Speech"])], [Sound(c.start, c.end, "speech") for c in cues], cues, subtitles=None)
     index = build_index(video.path, settings)
-    assert index.stage_info("speech")["source"] == "pocketsphinx"
-    assert index.speech, "pocketsphinx heard nothing"
-    line = index.speech[0]
-    assert line.start >= 0.8 and line.end <= 6.0 and line.words
-    assert not any("(" in w.text for x in index.speech for w in x.words)  # no "we'll(2)" pronunciation marks
-    heard = set(" ".join(x.text for x in index.speech).split())
-    assert heard & {"hello", "world", "test", "speech", "this"}, heard
+    info = index.stage_info("speech")
+    assert info["source"] == "faster-whisper:base" and index.manifest.models["asr"] == "faster-whisper:base"
+    assert info["language"] == "en"
+    heard = " ".join(line.text for line in index.speech).lower()
+    wanted = [("museum",), ("opens",), ("nine", "9"), ("morning",), ("tickets",), ("cost",), ("twelve", "12"), ("euro", "€")]
+    assert sum(any(w in heard for w in alternatives) for alternatives in wanted) >= 7, heard
+    assert len(index.speech) >= 2  # a line per sentence, each with its own times
+    first, second = index.speech[0], index.speech[-1]
+    assert 0.8 <= first.start < first.end <= 4.7 and 5.8 <= second.start < second.end <= 9.0, index.speech
+    assert "museum" in first.text.lower() and "tickets" in second.text.lower()
+    words = [w for line in index.speech for w in line.words]
+    assert all(a.start <= b.start for a, b in zip(words, words[1:])) and all(first.start <= w.start <= w.end <= second.end for w in words)
 
 
 def test_a_cue_past_the_end_is_cut_there_and_searchable_and_dropped_cues_are_reported(tmp_path, settings, caplog):

@@ -47,6 +47,7 @@ def test_the_manifest_records_which_experts_built_the_index(local_build, tiny):
         "vision": f"siglip:{tiny.siglip}",
         "audio_tagger": f"transformers:{tiny.ast}",
         "vlm": f"qwen2.5-vl:{tiny.qwen_vl}",
+        "text_embedder": "e5:multilingual-e5-small",
     }
     assert index.manifest.profile == "local"
     assert index.stage_info("speech")["source"] == f"faster-whisper:{tiny.whisper}"
@@ -61,7 +62,7 @@ def test_segments_carry_tags_and_captions_and_keyframes_are_embedded(local_build
     assert captioned and all(seg.caption.startswith("[") for seg in captioned)
     store = index.vectors("visual")
     assert store is not None and len(store) == len(index.keyframes) and store.dim == 32
-    assert store.meta["model"] and index.vector_modalities() == ["visual"]
+    assert store.meta["model"] and "visual" in index.vector_modalities() and {"speech", "audio", "caption"} <= set(index.vector_modalities())
     captions = [json.loads(line) for line in (index.dir / "captions.jsonl").read_text().splitlines()]
     assert captions[0]["start"] == 0.0 and captions[-1]["end"] == pytest.approx(index.duration, abs=0.5)
 
@@ -74,7 +75,7 @@ def test_a_changed_backend_reruns_only_the_stages_it_feeds(local_build, tiny, fo
     def rebuild(settings):
         reports = []
         build_index(foreign.path, settings, pool if settings.models == pool.settings.models else None, report=reports.append)
-        return {line.split()[0] for line in reports if not line.startswith(("index of", "indexed"))}
+        return {line.split()[0] for line in reports if not line.startswith(("index of", "indexed", "indexing"))}
 
     assert rebuild(local_settings(tiny, copy)) == set()
     other_siglip = tmp_path / "siglip-copy"
@@ -83,12 +84,13 @@ def test_a_changed_backend_reruns_only_the_stages_it_feeds(local_build, tiny, fo
     settings.models = settings.models.model_copy(update={"vision_model": str(other_siglip)})
     assert rebuild(settings) == {"vectors"}
     settings.models = settings.models.model_copy(update={"audio_tag_threshold": 0.9})
-    assert rebuild(settings) == {"audio_tags", "segments", "lexical"}
+    joins = {"segments", "lexical", "text_vectors"}
+    assert rebuild(settings) == {"audio_tags", *joins}
     settings.index = settings.index.model_copy(update={"captions": False})
-    assert rebuild(settings) == {"captions", "segments", "lexical"}
+    assert rebuild(settings) == {"captions", *joins}
     settings.models = settings.models.model_copy(update={"asr": "pocketsphinx"})
     rebuilt = rebuild(settings)
-    assert rebuilt == {"speech", "segments", "lexical"}
+    assert rebuilt == {"speech", *joins}
     manifest = json.loads(next((copy / "index").glob("*/manifest.json")).read_text())
     assert manifest["models"]["asr"] == "pocketsphinx:en-us" and "vlm" not in manifest["models"]  # no captions now
     assert manifest["models"]["vision"] == f"siglip:{other_siglip}"
@@ -110,9 +112,12 @@ def test_an_index_embedded_by_another_model_is_not_searched_visually(local_build
 
     index, settings, pool, _ = local_build
     offline = load_settings(cache_dir=tmp_path)
-    assert query_encoders(index, offline, pool) == {}
+    assert "visual" not in query_encoders(index, offline, pool)
+    assert "speech" in query_encoders(index, offline, pool)  # the text was embedded by the e5 both profiles use
     other = settings.model_copy(update={"models": settings.models.model_copy(update={"vision_model": "acme/other-siglip"})})
-    assert query_encoders(index, other, pool) == {}
+    assert "visual" not in query_encoders(index, other, pool)
+    without_e5 = settings.model_copy(update={"models": settings.models.model_copy(update={"text_embedder": "none"})})
+    assert set(query_encoders(index, without_e5, pool)) == {"visual"}
 
 
 def test_ask_runs_with_the_local_transformers_planner(local_build, foreign):
@@ -159,8 +164,9 @@ def test_recorded_tool_calls_drive_the_graph_through_the_chat_template(local_bui
 
 def test_an_offline_index_records_its_bundled_backends(foreign_index):
     # speech came from the sidecar subtitles, so no recogniser is named
-    assert foreign_index.manifest.models == {"ocr": "rapidocr:pp-ocr"}
-    assert foreign_index.vector_modalities() == [] and foreign_index.stage_info("audio_tags")["backend"] == "none"
+    assert foreign_index.manifest.models == {"ocr": "rapidocr:pp-ocr", "audio_tagger": "yamnet:yamnet", "text_embedder": "e5:multilingual-e5-small"}
+    assert "visual" not in foreign_index.vector_modalities() and {"speech", "ocr"} <= set(foreign_index.vector_modalities())
+    assert foreign_index.stage_info("audio_tags")["backend"] == "yamnet"
 
 
 def test_tools_run_searches_pictures_like_the_agent(local_build, foreign, tiny):
@@ -188,15 +194,17 @@ def test_a_missing_expert_falls_back_to_the_offline_backend_until_its_weights_ar
     reports = []
     index = build_index(foreign.path, settings, report=reports.append)  # does not fail
     fallback = index.stage_info("speech")["fallback"]
-    assert (fallback["wanted"], fallback["used"]) == ("faster-whisper", "pocketsphinx") and "whisper-arriving" in fallback["reason"]
-    assert index.manifest.models["asr"] == "pocketsphinx:en-us" and index.manifest.stages["speech"].params["backend"] == "pocketsphinx"
+    # the next best: the bundled whisper base, not pocketsphinx
+    assert (fallback["wanted"], fallback["used"]) == ("faster-whisper", "faster-whisper:base") and "whisper-arriving" in fallback["reason"]
+    params = index.manifest.stages["speech"].params
+    assert index.manifest.models["asr"] == "faster-whisper:base" and (params["backend"], params["model"]) == ("faster-whisper", "base")
     assert any(line.startswith("speech") and "fallback" in line for line in reports)
     assert index.manifest.models["vision"] == f"siglip:{tiny.siglip}"  # the other experts ran as usual
 
     shutil.copytree(tiny.whisper, arriving)
     reports = []
     index = build_index(foreign.path, settings, report=reports.append)
-    assert {line.split()[0] for line in reports if not line.startswith(("index of", "indexed"))} == {"speech", "segments", "lexical"}
+    assert {line.split()[0] for line in reports if not line.startswith(("index of", "indexed", "indexing"))} == {"speech", "segments", "lexical", "text_vectors"}
     assert "fallback" not in index.stage_info("speech") and index.manifest.models["asr"] == f"faster-whisper:{arriving}"
 
 
@@ -210,7 +218,7 @@ def test_index_says_when_an_expert_was_replaced(foreign, foreign_index, session_
     env = {"STARAGENT_MODELS__ASR": "faster-whisper", "STARAGENT_MODELS__ASR_MODEL": str(tmp_path / "no-whisper")}
     result = CliRunner().invoke(main, ["--cache-dir", str(copy), "--quiet", "index", str(foreign.path), "--no-subtitles"], env=env)
     assert result.exit_code == 0, result.output
-    assert "note: speech used pocketsphinx instead of faster-whisper" in result.output and "no-whisper" in result.output
+    assert "note: speech used faster-whisper:base instead of faster-whisper" in result.output and "no-whisper" in result.output
 
 
 def test_captions_asked_for_in_a_profile_without_a_video_refiner_are_noted(foreign, foreign_index, session_cache, tmp_path):
@@ -240,7 +248,7 @@ def test_new_weights_under_the_same_id_rerun_the_stage_they_feed(local_build, ti
     def rebuilt():
         reports = []
         build_index(foreign.path, settings, report=reports.append)
-        return {line.split()[0] for line in reports if not line.startswith(("index of", "indexed"))}
+        return {line.split()[0] for line in reports if not line.startswith(("index of", "indexed", "indexing"))}
 
     assert rebuilt() == {"vectors"}  # another folder
     assert rebuilt() == set()

@@ -66,8 +66,8 @@ def test_validation_names_each_problem(tmp_path, short):
     cases["silent"] = (silent.path, "no audio stream")
     for path, message in cases.values():
         with pytest.raises(MediaError, match=message):
-            media.validate_video(path)
-    assert media.validate_video(silent.path, require_audio=False).has_audio is False
+            media.validate_video(path, require_audio=True)
+    assert media.validate_video(silent.path).has_audio is False  # pictures alone are enough by default
 
 
 def test_audio_only_and_truncated_files_are_rejected(tmp_path, short):

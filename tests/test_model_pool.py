@@ -9,8 +9,9 @@ import pytest
 
 from staragent.config import load_settings
 from staragent.errors import ModelUnavailable
+from staragent.models.bundled import WHISPER_BASE
 from staragent.models.pool import ModelPool, ModelSpec
-from staragent.models.specs import chosen_backend
+from staragent.models.specs import asr_model, chosen_backend
 
 MB = 2**20
 
@@ -122,7 +123,7 @@ def test_a_damaged_file_beside_the_weights_is_named_not_a_crash(tiny, tmp_path, 
 
 
 def test_roles_the_profile_does_not_use_say_how_to_turn_them_on(settings):
-    for role in ("vision", "vlm", "audio_tagger", "audio_lm", "asr_refine"):
+    for role in ("vision", "vlm", "audio_lm", "asr_refine"):
         with pytest.raises(ModelUnavailable, match="--profile local"):
             ModelPool(settings).get(role)
 
@@ -142,9 +143,12 @@ def test_profiles_pick_backends_and_settings_override_them(tmp_path):
     offline = load_settings(cache_dir=tmp_path)
     local = load_settings(cache_dir=tmp_path, profile="local")
     mixed = load_settings(cache_dir=tmp_path, profile="local", models={"ocr": "rapidocr", "vlm": "none"})
-    roles = ("asr", "asr_refine", "ocr", "vision", "vlm", "audio_tagger", "audio_lm")
-    assert [chosen_backend(offline, r) for r in roles] == ["pocketsphinx", "none", "rapidocr", "none", "none", "none", "none"]
-    assert [chosen_backend(local, r) for r in roles] == ["faster-whisper", "faster-whisper", "easyocr", "siglip", "qwen2.5-vl", "transformers", "transformers"]
+    roles = ("asr", "asr_refine", "ocr", "vision", "vlm", "audio_tagger", "audio_lm", "text_embedder")
+    assert [chosen_backend(offline, r) for r in roles] == ["faster-whisper", "none", "rapidocr", "none", "none", "yamnet", "none", "e5"]
+    assert [chosen_backend(local, r) for r in roles] == [
+        "faster-whisper", "faster-whisper", "easyocr", "siglip", "qwen2.5-vl", "transformers", "transformers", "e5"
+    ]
+    assert (asr_model(offline), asr_model(local)) == ("base", "small")  # offline: the bundled pack
     assert chosen_backend(mixed, "ocr") == "rapidocr" and chosen_backend(mixed, "vlm") == "none" and chosen_backend(mixed, "vision") == "siglip"
     assert (offline.planner_backend, local.planner_backend, load_settings(profile="openai").planner_backend) == ("rules", "transformers", "openai")
 
@@ -215,7 +219,8 @@ def test_size_hints_come_from_the_weight_files_each_backend_loads(tiny, tmp_path
     assert role_spec("ocr").size_hint(settings) == sum(f.stat().st_size for f in easyocr_files)
     assert role_spec("vision").size_hint(settings) == (tiny.siglip / "open_clip_model.safetensors").stat().st_size
     offline = load_settings(cache_dir=tmp_path)
-    assert role_spec("asr").size_hint(offline) == 0  # pocketsphinx: bundled, nothing to count
+    assert role_spec("asr").size_hint(offline) == WHISPER_BASE.size  # the pack's files, counted before it is assembled
+    assert role_spec("asr", "pocketsphinx").size_hint(offline) == 0  # bundled in its wheel, nothing to count
 
 
 def test_settings_come_from_the_toml_file_named_by_staragent_config(tmp_path, monkeypatch):

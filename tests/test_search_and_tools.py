@@ -58,11 +58,13 @@ def test_transcribe_and_scene_text_cover_a_range(registry, ctx):
     assert quiet.transcript == "" and "nobody speaks" in quiet.note
 
 
-def test_audio_events_describe_the_range_and_admit_their_limits(registry, ctx):
+def test_audio_events_name_the_sounds_and_keep_the_acoustic_facts(registry, ctx):
     events = registry.get("detect_audio_events")(ctx, {"timestamp": "0:20-0:26"})
-    labels = {e.label for e in events.events}
-    assert {"tone", "burst"} <= labels
-    assert "1000 Hz" in events.description and "cannot name" in events.description
+    assert {"tone", "burst"} <= {e.label for e in events.events if e.source == "acoustics"}
+    assert "1000 Hz" in events.description
+    named = [e for e in events.events if e.source == "yamnet"]
+    assert any("Beep" in e.label and e.start < 22.5 and e.end > 21.0 for e in named), named  # the 1 kHz tone at 0:21
+    assert all(0 < e.confidence <= 1 for e in named) and "cannot name" not in events.description
 
 
 @pytest.mark.parametrize(

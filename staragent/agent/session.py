@@ -41,8 +41,10 @@ class Session:
             parts.append("Keyframes are embedded, so pictures can be searched by description.")
         else:
             parts.append("Nothing here understands the pictures themselves beyond their text.")
-        if index.stage_info("audio_tags").get("windows"):
-            parts.append("Sounds were labelled by an audio tagger.")
+        if index.stage_info("audio_tags").get("backend", "none") != "none":
+            parts.append("Sounds were named by an audio tagger (AudioSet labels with times).")
+        if set(self.tool_ctx.extras.get("query_encoders", {})) - {"visual"}:
+            parts.append("Speech, on-screen text and sound labels can be searched by meaning as well as by words.")
         if index.stage_info("captions").get("captions"):
             parts.append("Scenes were captioned by a vision-language model.")
         return " ".join(parts)
@@ -106,9 +108,14 @@ def open_tool_context(video: str | Path | None, settings: Settings, *, pool=None
 
 
 def query_encoders(index, settings: Settings, pool) -> dict:
-    """Text encoders for the index's dense stores: SigLIP's text tower for ``visual`` when the
-    keyframes were embedded by the model the settings name (another model's vectors are not
-    comparable). The model loads on the first visual search, not here."""
+    """Query encoders for the index's dense stores, each only when the model that embedded the
+    store is the one the settings name (another model's vectors are not comparable): SigLIP's text
+    tower for ``visual``, the text embedder (e5) for the text modalities. Models load on the first
+    search that needs them, not here."""
+    return {**_visual_encoder(index, settings, pool), **_text_encoders(index, settings, pool)}
+
+
+def _visual_encoder(index, settings: Settings, pool) -> dict:
     import logging
 
     from ..models.specs import chosen_backend
@@ -127,3 +134,28 @@ def query_encoders(index, settings: Settings, pool) -> dict:
         return pool.get("vision").embed_texts([text])[0]
 
     return {"visual": encode}
+
+
+def _text_encoders(index, settings: Settings, pool) -> dict:
+    import functools
+    import logging
+
+    from ..index.passages import DENSE_MODALITIES
+    from ..models.specs import chosen_backend, revision
+
+    stored = [m for m in index.vector_modalities() if m in DENSE_MODALITIES]
+    if not stored:
+        return {}
+    meta = index.vectors(stored[0]).meta
+    backend = chosen_backend(settings, "text_embedder")
+    if backend != meta.get("backend") or revision(settings, "text_embedder") != meta.get("revision"):
+        logging.getLogger("staragent.agent").warning(
+            "dense text search is off (BM25 only): the index was embedded with %s, and these settings use %s", meta.get("model"), backend
+        )
+        return {}
+
+    @functools.lru_cache(maxsize=128)  # one query is searched in several modalities
+    def encode(text: str):
+        return pool.get("text_embedder").embed_queries([text])[0]
+
+    return dict.fromkeys(stored, encode)

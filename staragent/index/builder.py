@@ -17,7 +17,7 @@ from ..config import Settings, load_settings
 from ..errors import IndexBuildError, InputError, MediaError
 from ..faults import marker
 from ..fsutil import stable_hash
-from ..media import no_audio_message, validate_video
+from ..media import no_audio_message, silent_note, validate_video
 from .fingerprint import file_fingerprint
 from .manifest import Manifest, StageRecord
 from .progress import ProgressFactory, StageProgress
@@ -46,11 +46,6 @@ def lock_path_for(fingerprint: str, settings: Settings) -> Path:
     with contextlib.suppress(OSError):  # a read-only cache: taking the lock says so
         locks.mkdir(parents=True, exist_ok=True)
     return locks / f"{fingerprint[:12]}.lock"
-
-
-def _built_silent(manifest: Manifest | None) -> bool:
-    """An index of these bytes was built without sound on purpose (``--allow-silent``)."""
-    return manifest is not None and manifest.media.get("has_audio") is False and bool(manifest.stages)
 
 
 def _fingerprints(ctx: BuildContext, video_fp: str) -> dict[str, str]:
@@ -94,7 +89,7 @@ def build_index(
         existing = Manifest.load(directory) if directory.is_dir() else None
         if subtitles is None and settings.index.subtitles:
             subtitles = kept_subtitles(existing, directory)
-        if not info.has_audio and not settings.index.allow_silent and not _built_silent(existing):
+        if not info.has_audio and settings.index.require_audio:
             raise MediaError(no_audio_message(video.name))
         if pool is None:
             from ..models.pool import ModelPool
@@ -128,6 +123,8 @@ def build_index(
             built = VideoIndex(directory, settings.models.device)
             built.manifest.video = manifest.video  # read-only: the path given now, kept in memory
             return built
+        if not info.has_audio:
+            log.info(silent_note(video.name))
         try:
             _run_stages(todo, ctx, manifest, report)
         except InputError:

@@ -71,18 +71,67 @@ def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: in
     return sorted(best.items(), key=lambda kv: -kv[1])
 
 
-def _with_coverage(index: VideoIndex, modality: str, ranked: list[tuple[int, float]], qtokens: set[str]) -> list[tuple[int, float]]:
+def _rank_passages(
+    index: VideoIndex, modality: str, query: str, encoder: QueryEncoder, depth: int, matched: dict[tuple[str, int], str]
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """Segments by the best cosine similarity of their passages to the query (``text_vectors``),
+    and how far each stands out (``_meaning``); ``matched`` gets the passage that ranked each
+    segment, for its evidence."""
+    store = index.vectors(modality)
+    owners, texts = store.meta.get("segments") or [], store.meta.get("texts") or []
+    rows = store.search(encoder(query), depth)
+    margin = _meaning([score for _, score in rows])
+    best: dict[int, float] = {}
+    meaning: dict[int, float] = {}
+    for (row, score), stands_out in zip(rows, margin):
+        for seg_id in owners[row] if row < len(owners) else []:
+            if score > best.get(seg_id, -1.0):
+                best[seg_id], meaning[seg_id] = score, stands_out
+                if row < len(texts):
+                    matched[(modality, seg_id)] = texts[row]
+    return sorted(best.items(), key=lambda kv: -kv[1])[:depth], meaning
+
+
+MEANING_WEIGHT = 0.3
+"""the weight of the best match by meaning alone (a full match by words weighs 1); 0.3 found the
+most answers first on real and generated media, 0 (meaning only reorders matches by words) and 1
+(meaning outweighs words) fewer (docs/performance.md)"""
+REFERENCE_RANK = 10
+"""a match by meaning weighs nothing at the similarity of the 10th best passage"""
+
+
+def _meaning(scores: list[float]) -> list[float]:
+    """How far each passage's similarity to the query (best first) stands out from the rest, from
+    1 (the best) to 0 (the ``REFERENCE_RANK``-th). e5 gives unrelated short texts similar scores,
+    so only the margin says something, never the score itself. Passages, not segments, are
+    counted: a slide's text shared by ten segments is one passage."""
+    if len(scores) < 2:
+        return [1.0] * len(scores)
+    top, floor = scores[0], scores[min(len(scores), REFERENCE_RANK) - 1]
+    if top - floor < 1e-6:
+        return [0.0] * len(scores)
+    return [max(0.0, (score - floor) / (top - floor)) for score in scores]
+
+
+def _with_coverage(
+    index: VideoIndex, modality: str, ranked: list[tuple[int, float]], qtokens: set[str], meaning: dict[int, float] | None = None
+) -> list[tuple[int, float]]:
     """Replace scores by the share of the query each segment contains in this modality, words
-    weighted by rarity: "Denver" in "first shift at the Denver warehouse" outweighs "first"."""
+    weighted by rarity: "Denver" in "first shift at the Denver warehouse" outweighs "first". A
+    segment found by meaning weighs at least its ``_meaning`` times ``MEANING_WEIGHT``."""
     docs = index.segment_tokens.get(modality, {})
     idf = index.token_idf
     rare = max(idf.values(), default=1.0)
     weight = {t: idf.get(t, rare) for t in qtokens}
     total = sum(weight.values()) or 1.0
-    return [(doc, sum(weight[t] for t in qtokens & docs.get(doc, frozenset())) / total) for doc, _ in ranked]
+    meaning = meaning or {}
+    return [
+        (doc, max(sum(weight[t] for t in qtokens & docs.get(doc, frozenset())) / total, MEANING_WEIGHT * meaning.get(doc, 0.0)))
+        for doc, _ in ranked
+    ]
 
 
-def _rankings(index, query, modalities, encoders, depth, rrf_k: int) -> tuple[dict[str, list[tuple[int, float]]], dict[str, str]]:
+def _rankings(index, query, modalities, encoders, depth, rrf_k: int, matched) -> tuple[dict[str, list[tuple[int, float]]], dict[str, str]]:
     """Per modality, segments in rank order with a weight: query coverage for text, 1 for pictures."""
     rankings: dict[str, list[tuple[int, float]]] = {}
     qtokens = set(tokenize(query))
@@ -99,12 +148,14 @@ def _rankings(index, query, modalities, encoders, depth, rrf_k: int) -> tuple[di
         lexical = index.lexical(m)
         ranked = lexical.search(query, depth) if lexical is not None else []
         dense = index.vectors(m) if m in encoders else None
+        meaning: dict[int, float] = {}
         if dense is not None:
-            ranked = _fuse({"bm25": ranked, "dense": dense.search(encoders[m](query), depth)}, rrf_k)
+            by_meaning, meaning = _rank_passages(index, m, query, encoders[m], depth, matched)
+            ranked = _fuse({"bm25": ranked, "dense": by_meaning}, rrf_k)
         if lexical is None and dense is None:
             unavailable[m] = f"no {m} content was extracted from this video"
             continue
-        rankings[m] = _with_coverage(index, m, ranked, qtokens)
+        rankings[m] = _with_coverage(index, m, ranked, qtokens, meaning)
     return rankings, unavailable
 
 
@@ -118,12 +169,19 @@ def _fuse(rankings: dict[str, list[tuple[int, float]]], rrf_k: int, weighted: bo
     return sorted(fused.items(), key=lambda kv: -kv[1])
 
 
-def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: dict[str, int]) -> list[Evidence]:
+def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: dict[str, int], matched: dict[tuple[str, int], str]) -> list[Evidence]:
+    """What matched in each modality: lines sharing words with the query, and the passages that
+    dense search matched by meaning (a paraphrase shares no words)."""
     segments = [index.segments[i] for i in seg_ids]
     start, end = segments[0].start, segments[-1].end
+    by_meaning = {m: {matched[(m, s.id)] for s in segments if (m, s.id) in matched} for m in ("speech", "ocr", "caption", "audio")}
+
+    def meant(modality: str, text: str) -> bool:
+        return any(text in passage for passage in by_meaning[modality])
+
     found: list[Evidence] = []
     lines = [(overlap(qtokens, line.text), line) for seg in segments for line in seg.speech]
-    for score, line in sorted((x for x in lines if x[0] > 0), key=lambda x: -x[0])[:3]:
+    for score, line in sorted((x for x in lines if x[0] > 0 or meant("speech", x[1].text)), key=lambda x: -x[0])[:3]:
         found.append(Evidence(start=line.start, end=line.end, modality="speech", text=line.text, score=round(score, 3), source="search"))
     seen: set[str] = set()
     ocr = []
@@ -132,16 +190,19 @@ def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: d
             if line.text not in seen:
                 seen.add(line.text)
                 ocr.append((overlap(qtokens, line.text), line.text))
-    for score, text in sorted((x for x in ocr if x[0] > 0), key=lambda x: -x[0])[:3]:
+    for score, text in sorted((x for x in ocr if x[0] > 0 or meant("ocr", x[1])), key=lambda x: -x[0])[:3]:
         found.append(Evidence(start=start, end=end, modality="ocr", text=text, score=round(score, 3), source="search"))
     for seg in segments:
-        if seg.caption and overlap(qtokens, seg.caption) > 0:
+        if seg.caption and (overlap(qtokens, seg.caption) > 0 or meant("caption", seg.caption)):
             found.append(Evidence(start=seg.start, end=seg.end, modality="caption", text=seg.caption, source="search"))
     if "audio" in ranks:
         for event in index.events_between(start, end):
             text = f"{event.label}: {event.detail}" if event.detail else event.label
             if event.label != "speech" and overlap(qtokens, text) > 0:
                 found.append(Evidence(start=event.start, end=event.end, modality="audio", text=text, source="search"))
+        sounds = sorted(index.sounds_between(start, end), key=lambda e: -e.score)
+        for sound in [e for e in sounds if overlap(qtokens, e.label) > 0 or meant("audio", e.label)][:3]:
+            found.append(Evidence(start=sound.start, end=sound.end, modality="audio", text=sound.label, score=sound.score, source="search"))
     if "visual" in ranks and not found:
         found.append(Evidence(start=start, end=end, modality="visual", text="the picture matches the query", source="search"))
     return found
@@ -162,7 +223,8 @@ def cross_modal_search(
     if k < 1:
         raise InputError(f"k must be at least 1 (got {k})")
     chosen = parse_modalities(modalities)
-    rankings, unavailable = _rankings(index, query, chosen, encoders or {}, depth, rrf_k)
+    matched: dict[tuple[str, int], str] = {}
+    rankings, unavailable = _rankings(index, query, chosen, encoders or {}, depth, rrf_k, matched)
     fused = _fuse(rankings, rrf_k, weighted=True)
     rank_of = {m: {doc: r for r, (doc, _) in enumerate(ranked, start=1)} for m, ranked in rankings.items()}
     score_of = dict(fused)
@@ -191,7 +253,7 @@ def cross_modal_search(
                 score=round(max(score_of[d] for d in group), 5),
                 segment_ids=group,
                 ranks=ranks,
-                evidence=_evidence(index, group, qtokens, ranks),
+                evidence=_evidence(index, group, qtokens, ranks, matched),
             )
         )
     return SearchResult(query=query, hits=hits, searched=sorted(rankings), unavailable=unavailable)

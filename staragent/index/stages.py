@@ -77,7 +77,7 @@ class BuildContext:
     params: dict[str, dict] = field(default_factory=dict)
     """stage -> the parameters its fingerprint was made from"""
     fallbacks: dict[str, dict] = field(default_factory=dict)
-    """role -> {wanted, used, reason}: experts that cannot run here, replaced by the offline backend"""
+    """role -> {wanted, used, reason}: experts that cannot run here, replaced by a fallback"""
 
     def path(self, name: str) -> Path:
         return self.dir / name
@@ -85,32 +85,42 @@ class BuildContext:
 
 def stage_backend(ctx: BuildContext, role: str, asked: bool = False) -> str:
     """The backend that runs ``role`` in this build: the settings' choice or, when that cannot run
-    here (weights, package or GPU missing), the offline profile's, so that one missing expert does
-    not stop the build. The fallback and its reason are kept in ``ctx.fallbacks`` (the manifest
-    and the build report show them); the stage's parameters name the backend really used, so a
-    later build where the expert can run re-runs that stage alone (and the joins after it).
+    here (weights, package or GPU missing, a model pack missing or damaged), the first of the
+    role's fallbacks that can (``specs.FALLBACKS``; ``none`` at the end), so that one missing
+    expert does not stop the build. The fallback and its reason are kept in ``ctx.fallbacks`` (the
+    manifest and the build report show them); the stage's parameters name the backend really used,
+    so a later build where the expert can run re-runs that stage alone (and the joins after it).
     ``asked``: the user turned the stage on (captions), so a profile without the expert is a
-    fallback to report too."""
-    from ..models.specs import OFFLINE_FALLBACKS, ROLES, chosen_backend, problem
+    fallback to report too. A fallback named ``backend:model`` is that backend with that model."""
+    from ..models.specs import FALLBACKS, ROLES, chosen_backend, problem
 
     if role in ctx.fallbacks:
         return ctx.fallbacks[role]["used"]
-    chosen, fallback = chosen_backend(ctx.settings, role), OFFLINE_FALLBACKS.get(role)
+    chosen, chain = chosen_backend(ctx.settings, role), FALLBACKS.get(role, ())
     if chosen == "none" and asked:  # the profile has no such expert: why, and what would have run
         chosen, why = ROLES[role].defaults[1], problem(ctx.settings, role)
     else:
-        why = None if chosen in ("none", fallback) or fallback is None else ctx.pool.problem(role)
+        why = None if chosen == "none" or not chain else ctx.pool.problem(role)
     if why is None:
         return chosen
-    ctx.fallbacks[role] = {"wanted": chosen, "used": fallback, "reason": why}
-    log.warning("%s: %s cannot run here, using %s instead (%s)", role, chosen, fallback, why)
-    return fallback
+    used = next((b for b in chain if b == "none" or (b != chosen and ctx.pool.problem(f"{role}:{b}") is None)), "none")
+    ctx.fallbacks[role] = {"wanted": chosen, "used": used, "reason": why}
+    log.warning("%s: %s cannot run here, using %s instead (%s)", role, chosen, used, why)
+    return used
 
 
 def stage_expert(ctx: BuildContext, role: str):
     """The model ``stage_backend`` chose for ``role``, from the pool."""
     fallback = ctx.fallbacks.get(role)
     return ctx.pool.get(role if fallback is None else f"{role}:{fallback['used']}")
+
+
+def backend_model(ctx: BuildContext, role: str, backend: str) -> str:
+    """The model ``backend`` runs for ``role`` in this build, as the role table labels it (a
+    fallback named ``backend:model`` runs that model)."""
+    from ..models.specs import ROLES
+
+    return ROLES[role].backend(backend, ctx.settings).label(ctx.settings)
 
 
 def weights_revision(ctx: BuildContext, role: str, backend: str) -> dict:
@@ -163,10 +173,13 @@ def _speech_params(ctx: BuildContext) -> dict:
     if not ctx.info.has_audio:
         return {"source": "none"}  # nothing to listen to: no recogniser is loaded
     backend = stage_backend(ctx, "asr")
-    if backend == "pocketsphinx":
+    if backend in ("pocketsphinx", "none"):
         return {"source": "asr", "backend": backend}
     m = ctx.settings.models
-    return {"source": "asr", "backend": backend, "model": m.asr_model, "beam_size": m.asr_beam_size, **weights_revision(ctx, "asr", backend)}
+    return {
+        "source": "asr", "backend": backend.split(":")[0], "model": backend_model(ctx, "asr", backend), "beam_size": m.asr_beam_size,
+        "compute_type": m.asr_compute_type, **weights_revision(ctx, "asr", backend),
+    }
 
 
 def run_speech(ctx: BuildContext) -> dict:
@@ -189,14 +202,23 @@ def run_speech(ctx: BuildContext) -> dict:
     if not ctx.info.has_audio:
         write_jsonl(ctx.path("speech.jsonl"), [])
         return {"source": "none (the video has no audio)", "lines": 0}
+    params = ctx.params.get("speech") or _speech_params(ctx)
+    if params["backend"] == "none":  # no recogniser can run here (the fallback says why)
+        write_jsonl(ctx.path("speech.jsonl"), [])
+        return {"source": "none (no speech recogniser)", "lines": 0}
     spans = [tuple(s) for s in json.loads(ctx.path("speech_spans.json").read_text())]
+    if not spans:  # nobody speaks: no recogniser is loaded
+        write_jsonl(ctx.path("speech.jsonl"), [])
+        model = "en-us" if params["backend"] == "pocketsphinx" else params.get("model")
+        source = "pocketsphinx" if params["backend"] == "pocketsphinx" else f"{params['backend']}:{model}"
+        return {"source": source, "model": f"{params['backend']}:{model}", "lines": 0, "language": None, "languages": []}
     audio = read_pcm(ctx.dir)
     recognizer = stage_expert(ctx, "asr")
     from ..models.asr import chunk_spans
 
     # Batched recognisers (faster-whisper) take a group of chunks per call; a group is also the
-    # unit of resumption.
-    chunks = chunk_spans(spans, max_len=getattr(recognizer, "chunk_seconds", 20.0))
+    # unit of resumption. Silence between chunks is never decoded.
+    chunks = chunk_spans(spans, max_len=getattr(recognizer, "chunk_seconds", 20.0), max_gap=getattr(recognizer, "chunk_gap", 1.0))
     group = max(1, getattr(recognizer, "batch_size", 1))
     groups = [chunks[i : i + group] for i in range(0, len(chunks), group)]
     lines = _checkpointed(
@@ -210,10 +232,17 @@ def run_speech(ctx: BuildContext) -> dict:
     rows = sorted((row for rows in lines for row in rows), key=lambda r: r["start"])
     write_jsonl(ctx.path("speech.jsonl"), rows)
     finish_checkpoint(ctx, "speech")
-    languages = sorted({r["language"] for r in rows if r.get("language")})
-    backend = stage_backend(ctx, "asr")
-    model = "en-us" if backend == "pocketsphinx" else ctx.settings.models.asr_model
-    return {"source": recognizer.name, "model": f"{backend}:{model}", "lines": len(rows), "languages": languages}
+    heard: dict[str, float] = {}
+    for r in rows:
+        if r.get("language"):
+            heard[r["language"]] = heard.get(r["language"], 0.0) + r["end"] - r["start"]
+    languages = sorted(heard, key=lambda lang: -heard[lang])
+    model = "en-us" if params["backend"] == "pocketsphinx" else params["model"]
+    return {
+        "source": recognizer.name, "model": f"{params['backend']}:{model}", "lines": len(rows),
+        "language": languages[0] if languages else None, "languages": languages,
+        "speech_seconds": round(sum(b - a for a, b in spans), 1), "decoded_seconds": round(sum(b - a for a, b in chunks), 1),
+    }
 
 
 def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[Any], Any], desc: str, unit: str) -> list:
@@ -270,38 +299,43 @@ def _audio_tag_params(ctx: BuildContext) -> dict:
     if backend == "none":
         return {"backend": "none"}
     m = ctx.settings.models
-    return {
-        "backend": backend, "model": m.audio_tagger_model, "window": ctx.settings.index.audio_tag_window, "threshold": m.audio_tag_threshold,
-        "top_k": m.audio_tag_top_k, **weights_revision(ctx, "audio_tagger", backend),
-    }
+    params = {"backend": backend, "model": backend_model(ctx, "audio_tagger", backend), "threshold": m.audio_tag_threshold, "top_k": m.audio_tag_top_k}
+    if backend == "transformers":  # YAMNet's windows are its own
+        params.update(model=m.audio_tagger_model, window=ctx.settings.index.audio_tag_window)
+    return {**params, **weights_revision(ctx, "audio_tagger", backend)}
+
+
+TAG_BLOCK_SECONDS = 120.0
+"""audio scored per step of the audio-tags stage (a step is also the unit of resumption)"""
 
 
 def run_audio_tags(ctx: BuildContext) -> dict:
-    """Sound-event labels for fixed windows of audio (an AudioSet tagger), or nothing offline."""
-    params = _audio_tag_params(ctx)
+    """Named sounds: an AudioSet tagger scores the audio window by window, each window keeps its
+    best labels above the threshold, and a label's consecutive windows become one sound event
+    (``audio_tags.jsonl``: start, end, label, best score). Nothing when no tagger can run."""
+    from ..models.audio_tagger import label_windows, merge_windows
+
+    params = ctx.params.get("audio_tags") or _audio_tag_params(ctx)
     if params["backend"] == "none":
         write_jsonl(ctx.path("audio_tags.jsonl"), [])
-        return {"backend": "none", "windows": 0}
+        return {"backend": "none", "events": 0}
     audio = read_pcm(ctx.dir)
-    tagger = ctx.pool.get("audio_tagger")
-    step = int(params["window"] * SAMPLE_RATE)
-    windows = [(i, min(len(audio), i + step)) for i in range(0, len(audio), step) if min(len(audio), i + step) - i >= SAMPLE_RATE // 2]
-    group = max(1, getattr(tagger, "batch_size", 1))
-    groups = [windows[i : i + group] for i in range(0, len(windows), group)]
+    tagger = stage_expert(ctx, "audio_tagger")
+    per_block = max(1, int(TAG_BLOCK_SECONDS / tagger.hop))
+    starts = list(range(0, max(1, len(audio)), per_block * int(round(tagger.hop * SAMPLE_RATE))))
 
-    def tag(batch):
-        found = tagger.tag_batch([audio[a:b] for a, b in batch], top_k=params["top_k"], threshold=params["threshold"])
-        return [{"start": round(a / SAMPLE_RATE, 3), "end": round(b / SAMPLE_RATE, 3), "tags": [[label, score] for label, score in tags]} for (a, b), tags in zip(batch, found)]
+    def tag(first: int) -> list[dict]:
+        return label_windows(tagger, audio, first, per_block, params["top_k"], params["threshold"])
 
-    rows = [row for rows in _checkpointed(ctx, "audio_tags", groups, tag, desc="audio tags", unit="batch") for row in rows]
-    write_jsonl(ctx.path("audio_tags.jsonl"), rows)
+    windows = [row for rows in _checkpointed(ctx, "audio_tags", starts, tag, desc="sounds", unit="block") for row in rows]
+    events = merge_windows(windows)
+    write_jsonl(ctx.path("audio_tags.jsonl"), [e.model_dump() for e in events])
     finish_checkpoint(ctx, "audio_tags")
-    labels: dict[str, int] = {}
-    for row in rows:
-        for label, _ in row["tags"]:
-            labels[label] = labels.get(label, 0) + 1
-    top = sorted(labels.items(), key=lambda kv: -kv[1])[:8]
-    return {"backend": tagger.name, "model": f"{params['backend']}:{params['model']}", "windows": len(rows), "top_labels": dict(top)}
+    seconds: dict[str, float] = {}
+    for e in events:
+        seconds[e.label] = seconds.get(e.label, 0.0) + e.end - e.start
+    top = {label: round(sec, 1) for label, sec in sorted(seconds.items(), key=lambda kv: -kv[1])[:8]}
+    return {"backend": tagger.name, "model": f"{params['backend']}:{params['model']}", "events": len(events), "labels": len(seconds), "top_label_seconds": top}
 
 
 # ---------------------------------------------------------------- video lane
@@ -505,7 +539,7 @@ def run_segments(ctx: BuildContext) -> dict:
     ocr = {row["keyframe"]: [OcrLine(**line) for line in row["lines"]] for row in read_jsonl(ctx.path("ocr.jsonl"))}
     events = [AcousticEvent(**row) for row in read_jsonl(ctx.path("audio_events.jsonl"))]
     frames = AcousticFrames.from_npz(ctx.path("acoustics.npz"))
-    tag_windows = read_jsonl(ctx.path("audio_tags.jsonl"))
+    sounds = read_jsonl(ctx.path("audio_tags.jsonl"))
     captions = read_jsonl(ctx.path("captions.jsonl"))
     top_k = ctx.settings.models.audio_tag_top_k
 
@@ -531,7 +565,7 @@ def run_segments(ctx: BuildContext) -> dict:
                 speech=mid_lines,
                 ocr=lines,
                 keyframes=[k.id for k in visible],
-                audio=summarize(frames, events, start, end, tags=tags_between(tag_windows, start, end, top_k)),
+                audio=summarize(frames, events, start, end, tags=tags_between(sounds, start, end, top_k)),
                 caption=captions_between(captions, start, end),
             )
         )
@@ -540,14 +574,16 @@ def run_segments(ctx: BuildContext) -> dict:
     return {"segments": len(segments), "mean_seconds": round(float(np.mean(lengths)), 2) if lengths else 0}
 
 
-def tags_between(windows: list[dict], start: float, end: float, top_k: int) -> list[str]:
-    """Labels of the tagged windows overlapping ``[start, end)``, strongest first."""
-    best: dict[str, float] = {}
-    for row in windows:
-        if row["end"] > start and row["start"] < end:
-            for label, score in row["tags"]:
-                best[label] = max(best.get(label, 0.0), score)
-    return [label for label, _ in sorted(best.items(), key=lambda kv: -kv[1])[:top_k]]
+def tags_between(sounds: list[dict], start: float, end: float, top_k: int) -> list[str]:
+    """Labels of the sound events overlapping ``[start, end)``: the ``top_k`` most confident, the
+    longer heard first among equals."""
+    best: dict[str, tuple[float, float]] = {}
+    for event in sounds:
+        heard = min(end, event["end"]) - max(start, event["start"])
+        if heard > 0:
+            score, seconds = best.get(event["label"], (0.0, 0.0))
+            best[event["label"]] = (max(score, event["score"]), seconds + heard)
+    return [label for label, _ in sorted(best.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))[:top_k]]
 
 
 def captions_between(captions: list[dict], start: float, end: float) -> str | None:
@@ -627,19 +663,68 @@ def run_vectors(ctx: BuildContext) -> dict:
     return {"stores": ["visual"], "images_embedded": len(files), "dim": store.dim, "model": f"{visual['backend']}:{visual['model']}"}
 
 
+def _text_vector_params(ctx: BuildContext) -> dict:
+    from .passages import UNITS
+
+    backend = stage_backend(ctx, "text_embedder")
+    if backend == "none":
+        return {"backend": "none"}
+    return {"backend": backend, "model": backend_model(ctx, "text_embedder", backend), "units": UNITS, **weights_revision(ctx, "text_embedder", backend)}
+
+
+def run_text_vectors(ctx: BuildContext) -> dict:
+    """FAISS stores for dense text search (``text_vectors/``): one per text modality, a row per
+    distinct passage (``passages``) with the segments it belongs to in the store's metadata.
+    BM25 still covers every modality when no embedder can run here."""
+    from ..records import Segment
+    from .passages import passages
+    from .vectors import VectorStore
+
+    params = ctx.params.get("text_vectors") or _text_vector_params(ctx)
+    if params["backend"] == "none":
+        with atomic_dir(ctx.path("text_vectors")) as tmp:
+            write_json(tmp / "stores.json", {"stores": {}, "note": "no text embedder could run: search is lexical (BM25) only"})
+        return {"stores": []}
+    encoder = stage_expert(ctx, "text_embedder")
+    segments = [Segment(**row) for row in read_jsonl(ctx.path("segments.jsonl"))]
+    found = passages(segments, params["units"])
+    texts = [text for rows in found.values() for text, _ in rows]
+    batch = 64
+    vectors = []
+    with ctx.progress(total=len(texts), desc="embed text", unit="passage") as bar:
+        for i in range(0, len(texts), batch):
+            vectors.append(encoder.embed_passages(texts[i : i + batch]))
+            bar.update(len(texts[i : i + batch]))
+    matrix = np.concatenate(vectors) if vectors else np.zeros((0, encoder.dim), np.float32)
+    stores, row = {}, 0
+    with atomic_dir(ctx.path("text_vectors")) as tmp:
+        for modality, rows in found.items():
+            meta = {"modality": modality, "of": "passages", "backend": params["backend"], "model": params["model"],
+                    "revision": params.get("revision"), "segments": [ids for _, ids in rows], "texts": [text for text, _ in rows]}
+            store = VectorStore.build(matrix[row : row + len(rows)], list(range(len(rows))), meta)
+            store.save(tmp, modality)
+            stores[modality] = {"rows": len(rows), "dim": store.dim, "model": params["model"]}
+            row += len(rows)
+        write_json(tmp / "stores.json", {"stores": stores})
+    return {"stores": sorted(stores), "passages": len(texts), "dim": int(matrix.shape[1]), "model": f"{params['backend']}:{params['model']}"}
+
+
 STAGES: tuple[Stage, ...] = (
     Stage("audio", (), ("audio.npy",), lambda ctx: {"rate": SAMPLE_RATE}, run_audio),
     Stage("vad", ("audio",), ("speech_spans.json",), lambda ctx: ctx.settings.index.model_dump(include={"vad_threshold", "min_silence"}), run_vad),
-    Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech, role="asr", version=2),
+    # version 3: faster-whisper from the bundled pack by default, lines cut at sentences and pauses
+    Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech, role="asr", version=3),
     Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics, version=5),
-    Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger"),
+    # version 2: sound events (label, times, confidence) merged over consecutive windows
+    Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=2),
     Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=2),
     Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=4),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
-    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=2),
+    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=3),
     # version 5: Snowball stemming, and short glued words split ("Latefee")
     Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=5),
+    Stage("text_vectors", ("segments",), ("text_vectors",), _text_vector_params, run_text_vectors, role="text_embedder"),
 )
 
 

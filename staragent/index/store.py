@@ -11,10 +11,12 @@ import numpy as np
 from ..errors import InputError
 from ..fsutil import read_jsonl
 from ..media import SAMPLE_RATE
-from ..records import AcousticEvent, Keyframe, OcrLine, Segment, SpeechLine
+from ..records import AcousticEvent, Keyframe, OcrLine, Segment, SoundEvent, SpeechLine
 from .manifest import Manifest
 
 TEXT_MODALITIES = ("speech", "ocr", "caption", "audio")
+VECTOR_DIRS = ("text_vectors", "vectors")
+"""where the text stores and the ``visual`` store are (indexed by ``modality == "visual"``)"""
 
 
 def segment_texts(segments: list[Segment]) -> dict[str, dict[int, str]]:
@@ -92,6 +94,12 @@ class VideoIndex:
         return [AcousticEvent(**row) for row in read_jsonl(self.dir / "audio_events.jsonl")]
 
     @functools.cached_property
+    def sound_events(self) -> list[SoundEvent]:
+        """Sounds an audio tagger named (empty when none ran)."""
+        path = self.dir / "audio_tags.jsonl"
+        return [SoundEvent(**row) for row in read_jsonl(path) if "label" in row] if path.exists() else []
+
+    @functools.cached_property
     def acoustic_frames(self):
         from ..models.audio import AcousticFrames
 
@@ -124,6 +132,9 @@ class VideoIndex:
 
     def events_between(self, start: float, end: float) -> list[AcousticEvent]:
         return [e for e in self.audio_events if e.end > start and e.start < end]
+
+    def sounds_between(self, start: float, end: float) -> list[SoundEvent]:
+        return [e for e in self.sound_events if e.end > start and e.start < end]
 
     def audio(self, start: float = 0.0, end: float | None = None) -> np.ndarray:
         return read_pcm(self.dir, start, end)
@@ -161,11 +172,15 @@ class VideoIndex:
 
     @functools.cache  # noqa: B019
     def vectors(self, modality: str):
+        """The FAISS store of ``modality``: keyframe embeddings (``visual``) or text passages."""
         from .vectors import VectorStore
 
-        directory = self.dir / "vectors"
+        directory = self.dir / VECTOR_DIRS[modality == "visual"]
         return VectorStore.load(directory, modality, self.device) if (directory / f"{modality}.faiss").exists() else None
 
     def vector_modalities(self) -> list[str]:
-        path = self.dir / "vectors" / "stores.json"
-        return sorted(json.loads(path.read_text()).get("stores", {})) if path.exists() else []
+        found: set[str] = set()
+        for folder in VECTOR_DIRS:
+            path = self.dir / folder / "stores.json"
+            found |= set(json.loads(path.read_text()).get("stores", {})) if path.exists() else set()
+        return sorted(found)

