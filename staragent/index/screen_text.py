@@ -41,6 +41,7 @@ WHOLE_FRAME = 0.5  # bands covering more of the height than this: detect on the 
 PATCH_HEIGHT = 12  # pixels: a line's look is its grey picture shrunk to this height
 SAME_LOOK = 0.11  # grey difference (0-1, see ``_difference``) under which two looks are the same text
 SAME_TEXT = 0.8  # similarity of two readings (letters and digits only, 1 - edits / length) taken as one line
+SCROLL_LINES = 6  # a line moves at most this many of its heights from one sampled frame to the next
 LONE_SIGN_SCORE = 0.9  # a one-character reading is kept only this sure
 REOPEN_STEPS = 2.5  # a line gone for fewer sampling steps than this and read again continues
 
@@ -307,6 +308,8 @@ class TextTracker:
         pairs = []
         for ti, track in enumerate(inside):
             for qi, quad in enumerate(quads):
+                if not self._related(track.quad, quad):
+                    continue
                 distance, there = track.look.find(grey, quad)
                 if distance <= SAME_LOOK:
                     pairs.append((distance, ti, qi, there))
@@ -333,7 +336,7 @@ class TextTracker:
         if readable:
             recent = [t for t in self.closed if t.text is not None and time - t.end < REOPEN_STEPS * self.step]
             for track in [t for t in waiting if t.text is not None] + recent[::-1]:
-                if same_text(track.text, text) or (part_of(track.text, text) and self._related(track.quad, quad)):
+                if (same_text(track.text, text) or part_of(track.text, text)) and self._related(track.quad, quad):
                     track.text, track.score = better_reading((track.text, track.score), (text, score))
                     track.quad, track.look, track.last = quad, look, time
                     if track in waiting:
@@ -351,12 +354,17 @@ class TextTracker:
         self.open.append(_Track(text if readable else None, score, box, quad, look, start=time, last=time))
 
     def _related(self, before: np.ndarray, now: np.ndarray) -> bool:
-        """Two boxes of a line that grew or came into view: on the same row, or one at the edge."""
-        (_, top0), (_, bottom0) = before.min(axis=0), before.max(axis=0)
-        (_, top1), (_, bottom1) = now.min(axis=0), now.max(axis=0)
-        same_row = min(bottom0, bottom1) - max(top0, top1) > 0.5 * min(bottom0 - top0, bottom1 - top1)
+        """Two boxes that can hold one line a moment apart: on the same row (a flicker, a line
+        revealed letter by letter, a crawl), in the same column a few lines up or down (scrolling),
+        or either at the frame's top or bottom edge (coming into view)."""
+        (left0, top0), (right0, bottom0) = before.min(axis=0), before.max(axis=0)
+        (left1, top1), (right1, bottom1) = now.min(axis=0), now.max(axis=0)
+        height = min(bottom0 - top0, bottom1 - top1)
+        across = min(right0, right1) - max(left0, left1)
+        same_row = min(bottom0, bottom1) - max(top0, top1) > 0.5 * height and across > 0
+        same_column = across > 0.5 * min(right0 - left0, right1 - left1) and abs((top0 + bottom0) - (top1 + bottom1)) / 2 <= SCROLL_LINES * height
         at_edge = min(top0, top1) <= 2 or max(bottom0, bottom1) >= self._height - 2
-        return bool(same_row or at_edge)
+        return bool(same_row or same_column or at_edge)
 
     def _close(self, track: _Track, time: float) -> None:
         self.open.remove(track)

@@ -427,6 +427,7 @@ def run_ocr(ctx: BuildContext) -> dict:
     are recognised."""
     import cv2
 
+    from ..errors import BuildCancelled
     from .screen_text import FrameFeed, TextTracker, TrackerStats, join_pieces
 
     s = ctx.settings.index
@@ -439,6 +440,8 @@ def run_ocr(ctx: BuildContext) -> dict:
     def read(piece: tuple[float, float]) -> dict:
         tracker = TextTracker(reader, step=1.0 / s.ocr_fps, detect_width=s.ocr_detect_width, min_score=s.ocr_min_score)
         for frame in feed.between(*piece):
+            if ctx.progress.cancel.is_set():  # another stage failed: stop now, not at the end of the piece
+                raise BuildCancelled("the build was cancelled")
             tracker.feed(frame.time, cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY), frame.image)
         return {"lines": [line.model_dump() for line in tracker.finish(piece[1])], "stats": vars(tracker.stats)}
 

@@ -6,6 +6,7 @@ frame was read at."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -85,37 +86,62 @@ def read_image(reader, image: np.ndarray) -> list[OcrLine]:
     return detections_to_lines([(q, t, s) for q, (t, s) in zip(quads, texts)], width, height, reader.min_score)
 
 
+def _onnx_session(path: str, threads: int):
+    """An onnxruntime CPU session whose idle threads sleep instead of spinning: the index runs
+    other lanes beside OCR, and spinning threads burn the cores those lanes need."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.enable_cpu_mem_arena = False  # inputs change size with every text line
+    options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
 class RapidOcrReader:
     """PP-OCR models run by onnxruntime (they ship inside rapidocr-onnxruntime's wheel): the DB text
     detector and the CRNN recogniser, used separately. Video text is upright, so the angle
-    classifier is skipped."""
+    classifier is not loaded. Lines are recognised one at a time: a batch is padded to its widest
+    line, which on the CPU costs more than it saves."""
 
     name = "rapidocr"
 
-    def __init__(self, min_score: float = 0.5, min_height: int = 720, batch_size: int = 8):
+    def __init__(self, min_score: float = 0.5, min_height: int = 720, threads: int = 0):
         from rapidocr_onnxruntime import RapidOCR
+        from rapidocr_onnxruntime.ch_ppocr_det import TextDetector
+        from rapidocr_onnxruntime.ch_ppocr_rec import TextRecognizer
+        from rapidocr_onnxruntime.main import DEFAULT_CFG_PATH
+        from rapidocr_onnxruntime.utils import read_yaml, update_model_path
 
-        engine = RapidOCR()
+        config = update_model_path(read_yaml(DEFAULT_CFG_PATH))
+        threads = threads or len(os.sched_getaffinity(0))
+        self._detector = TextDetector(config["Det"])
+        self._detector.infer.session = _onnx_session(config["Det"]["model_path"], threads)
         # detect at the size the caller gives (the index downscales frames); rapidocr's default
         # enlarges every image to 736 px on its short side, which makes a strip of a frame huge
-        engine.text_det.limit_type, engine.text_det.limit_side_len = "max", 1 << 14
-        engine.text_rec.rec_batch_num = batch_size
-        self._engine = engine
+        self._detector.limit_type, self._detector.limit_side_len = "max", 1 << 14
+        # float32 constants keep the input normalisation in float32 (float64 takes twice as long)
+        self._detector.mean, self._detector.std = (np.asarray(config["Det"][k], np.float32) for k in ("mean", "std"))
+        self._recognizer = TextRecognizer(config["Rec"])
+        self._recognizer.session.session = _onnx_session(config["Rec"]["model_path"], threads)
+        self._recognizer.rec_batch_num = 1
+        self._sorted = RapidOCR.sorted_boxes
         self.min_score = min_score
         self.min_height = min_height
 
     def detect(self, image: np.ndarray) -> list[Quad]:
         if min(image.shape[:2]) < 8:
             return []
-        quads, _ = self._engine.text_det(np.ascontiguousarray(image[..., ::-1]))
-        return [] if quads is None or not len(quads) else [np.asarray(q, np.float32) for q in self._engine.sorted_boxes(quads)]
+        quads, _ = self._detector(np.ascontiguousarray(image[..., ::-1]))
+        return [] if quads is None or not len(quads) else [np.asarray(q, np.float32) for q in self._sorted(quads)]
 
     def recognize(self, image: np.ndarray, quads: list[Quad]) -> list[tuple[str, float]]:
         if not quads:
             return []
         scale = upscale_factor(image.shape[0], self.min_height)
         bgr = np.ascontiguousarray(image[..., ::-1])
-        found, _ = self._engine.text_rec([crop_line(bgr, q, scale) for q in quads])
+        found, _ = self._recognizer([crop_line(bgr, q, scale) for q in quads])
         return [(tidy_text(text), float(score)) for text, score, *_ in found]
 
     def read(self, image: np.ndarray) -> list[OcrLine]:
