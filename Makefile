@@ -16,6 +16,7 @@ venv: $(STAMP)
 
 # espeak-ng speaks the sample videos' narration; without it they use a synthetic voice-like sound.
 # bubblewrap lets execute_code's sandbox work for users other than root (root uses unshare).
+# chromium and chromium-driver run the browser test of `staragent ui` (skipped without them, except in CI).
 system-deps:
 	@command -v espeak-ng >/dev/null 2>&1 || { \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
@@ -26,6 +27,11 @@ system-deps:
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	    apt-get install -y -q bubblewrap >/dev/null 2>&1 || echo "note: could not install bubblewrap; execute_code uses unshare"; \
 	  else echo "note: bubblewrap is not installed (sudo apt-get install bubblewrap); execute_code needs it unless run as root"; fi; }
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null)) \
+	      || echo "note: could not install chromium; the browser test of the page is skipped"; \
+	  else echo "note: chromium is not installed (sudo apt-get install chromium chromium-driver); the browser test of the page is skipped"; fi; }
 
 demo: venv system-deps
 	$(BIN)/staragent demo
@@ -40,4 +46,4 @@ lint: venv
 	$(BIN)/ruff check staragent tests benchmarks examples
 
 clean:
-	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache
+	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache test-output .langgraph_api

@@ -3,6 +3,9 @@
     python benchmarks/run.py                 # everything
     python benchmarks/run.py pipeline 30     # one benchmark, a 30-minute video
     python benchmarks/run.py models          # expert models, CPU smoke check with tiny models
+    python benchmarks/run.py ui              # the page: start-up and first answer, in headless Chromium
+    python benchmarks/run.py answers [profile:offline ...] [--fresh]   # answer quality on ../shared/eval
+    python benchmarks/run.py chat_storage    # bytes a chat thread keeps after 10, 20, 30 turns
 """
 
 from __future__ import annotations
@@ -12,17 +15,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import answers  # noqa: E402
+import chat_storage  # noqa: E402
 import models  # noqa: E402
 import pipeline  # noqa: E402
 import report  # noqa: E402
+import ui  # noqa: E402
 
-BENCHMARKS = {"pipeline": pipeline.main, "models": models.main}
+BENCHMARKS = {"pipeline": pipeline.main, "models": models.main, "ui": ui.main, "answers": answers.main, "chat_storage": chat_storage.main}
+TEXT_ARGUMENTS = {"answers"}  # agent specs and flags, not numbers
 
 
 def main(argv: list[str]) -> None:
     names = [argv[0]] if argv else list(BENCHMARKS)
     for name in names:
-        BENCHMARKS[name](*[float(a) for a in argv[1:]])
+        BENCHMARKS[name](*[a if name in TEXT_ARGUMENTS else float(a) for a in argv[1:]])
     report.main()
 
 

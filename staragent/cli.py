@@ -78,6 +78,19 @@ class _Group(click.Group):
             ctx.exit(130)
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends a command as Ctrl-C does: work in progress stops at its next step and cleans up
+    (a sandboxed program is killed, its folders removed; an index build stops between items)."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--profile", type=click.Choice(["offline", "local", "openai"]), help="Backends to use (default: offline).")
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Where indexes and chats are kept.")
@@ -86,6 +99,7 @@ class _Group(click.Group):
 @click.pass_context
 def main(ctx: click.Context, profile, cache_dir, quiet):
     """Chat with long videos through a tool-using agent, and benchmark such agents."""
+    _stop_on_sigterm()
     ctx.obj = {"profile": profile, "cache_dir": cache_dir}
     if quiet:
         ctx.obj["progress"] = False
@@ -251,7 +265,9 @@ def chat(ctx, video, thread, trace, tools, max_steps, allow_silent, no_subtitles
     with _make_agent(ctx, tools, max_steps, allow_silent, no_subtitles) as agent:
         agent.session(video)  # index before the first prompt
         conversation = agent.chat(video, thread)
-        click.echo(f"thread {conversation.thread_id} (resume with --thread {conversation.thread_id}); empty line or Ctrl-D ends", err=True)
+        earlier = sum(1 for turn in conversation.history() if turn["role"] == "user") if thread else 0
+        resumed = f"resumed after {earlier} finished turn{'s' if earlier != 1 else ''}; " if earlier else ""
+        click.echo(f"thread {conversation.thread_id} ({resumed}resume with --thread {conversation.thread_id}); empty line or Ctrl-D ends", err=True)
         while True:
             try:
                 question = input("you> ") if sys.stdin.isatty() else sys.stdin.readline()
@@ -301,10 +317,10 @@ def tools():
     """List the agent's tools, show their schemas, call one directly."""
 
 
-def _registry():
+def _registry(settings=None):
     from .tools import ToolRegistry
 
-    return ToolRegistry.discover()
+    return ToolRegistry.discover(settings=settings)
 
 
 def _requires(tool) -> list[list[str]]:
@@ -320,7 +336,7 @@ def _requires(tool) -> list[list[str]]:
 def tools_list(ctx, as_json):
     """Every tool: built-in and plug-in, what it needs, whether it can run in this profile."""
     settings = _settings(ctx)
-    registry = _registry()
+    registry = _registry(settings)
     rows = []
     for name in registry.names():
         tool = registry.get(name)
@@ -345,9 +361,10 @@ def tools_list(ctx, as_json):
 
 @tools.command("show")
 @click.argument("name")
-def tools_show(name):
+@click.pass_context
+def tools_show(ctx, name):
     """The schema of tool NAME: what the planner sees, and the shape of its result."""
-    registry = _registry()
+    registry = _registry(_settings(ctx))
     tool = registry.get(name)
     spec = tool.schema()["function"]
     result = tool.Result.model_json_schema()
@@ -376,10 +393,10 @@ def tools_run(ctx, name, raw_args, video, as_json, allow_silent, no_subtitles):
         raise InputError(f"--args is not valid JSON ({exc.msg} at character {exc.pos}); write an object such as '{{\"timestamp\": \"0:10-0:20\"}}'") from None
     if not isinstance(args, dict):
         raise InputError("--args must be a JSON object, e.g. '{\"query\": \"price\"}'")
-    tool = _registry().get(name)
+    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
+    tool = _registry(settings).get(name)
     if tool.needs_video and video is None:
         raise InputError(f"{name} works on a video: pass --video VIDEO")
-    settings = _settings(ctx, **_index_overrides(allow_silent, no_subtitles))
     if why := tool.unavailable_reason(settings):
         raise ToolError(f"{name} is switched off here: {why}")
     tool_ctx = open_tool_context(video, settings, report=None if ctx.meta["quiet"] else _report)
@@ -390,6 +407,55 @@ def tools_run(ctx, name, raw_args, video, as_json, allow_silent, no_subtitles):
         click.echo("note: `tools run` opens no conversation, so these notes last only for this one command; "
                    "notes kept in `staragent chat` or `ask --thread` last with the conversation", err=True)
     click.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+
+
+def _serve_options(default_port: int):
+    def apply(f):
+        f = click.option("--token", help="Secret clients must present (default: serve.token, STARAGENT_SERVE__TOKEN); required with a --host other than 127.0.0.1.")(f)
+        f = click.option("--port", type=click.IntRange(1, 65535), default=default_port, show_default=True)(f)
+        f = click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")(f)
+        return f
+
+    return apply
+
+
+@main.command()
+@click.argument("videos", nargs=-1, type=click.Path(path_type=Path))
+@_serve_options(7860)
+@_agent_options
+@click.pass_context
+def ui(ctx, videos, host, port, token, tools, max_steps):
+    """Chat with videos in the browser: VIDEOS are the folders (or single videos) the page may open
+    (default: serve.video_dirs, else the current folder); uploads are kept in the cache."""
+    from .access import check_binding
+    from .agent.videos import VideoFolders
+    from .ui import serve
+
+    agent = _make_agent(ctx, tools, max_steps)
+    token = token or agent.settings.serve.token
+    check_binding(host, token)
+    serve(agent, VideoFolders.from_settings(agent.settings, videos), host=host, port=port, token=token, echo=click.echo)
+
+
+@main.command()
+@click.argument("videos", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of standard input and output.")
+@_serve_options(8765)
+@_agent_options
+@click.pass_context
+def mcp(ctx, videos, http, host, port, token, tools, max_steps):
+    """Serve the agent to MCP clients (assistants, editors): ask, search, index, list_videos and the
+    agent's own tools. VIDEOS are the folders (or single videos) clients may open (default:
+    serve.video_dirs, else the current folder)."""
+    from .access import check_binding
+    from .agent.videos import VideoFolders
+    from .mcp_server import serve
+
+    with _make_agent(ctx, tools, max_steps) as agent:  # progress goes to stderr: stdout may be the MCP channel
+        token = token or agent.settings.serve.token
+        if http:
+            check_binding(host, token)
+        serve(agent, VideoFolders.from_settings(agent.settings, videos), http=http, host=host, port=port, token=token)
 
 
 def _mount_bench() -> None:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +23,12 @@ PROFILES: tuple[str, ...] = ("offline", "local", "openai")
 def _default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "staragent"
+
+
+def env_cache_dir() -> Path:
+    """The cache folder as the environment names it (``STARAGENT_CACHE_DIR``, else the XDG default),
+    for code that derives data once and has no Settings at hand."""
+    return Path(os.environ["STARAGENT_CACHE_DIR"]) if os.environ.get("STARAGENT_CACHE_DIR") else _default_cache_dir()
 
 
 def _config_file() -> Path:
@@ -201,6 +207,30 @@ class WebSettings(BaseModel):
     max_results: int = Field(10, ge=1, le=50)
 
 
+class McpServerSettings(BaseModel):
+    """An MCP server whose tools the agent may call: a program started with its standard input and
+    output as the channel, or the URL of a server that speaks streamable HTTP."""
+
+    command: list[str] | None = Field(None, description='the program and its arguments, e.g. ["python", "my_server.py"]')
+    url: str | None = Field(None, description="a streamable-HTTP endpoint, e.g. http://127.0.0.1:8765/mcp")
+    env: dict[str, str] = Field(default_factory=dict, description="environment variables added for the program")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent to the URL (e.g. Authorization)")
+    timeout: float = Field(60.0, gt=0, description="seconds one tool call may take")
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _split_command(cls, value):
+        import shlex
+
+        return shlex.split(value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_channel(self) -> McpServerSettings:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give either command (a program to start) or url (a streamable-HTTP endpoint), not both or neither")
+        return self
+
+
 class ToolsetSettings(BaseModel):
     """Settings of the agent's tools and of the expert models only tools use."""
 
@@ -216,6 +246,24 @@ class ToolsetSettings(BaseModel):
     offer: Literal["runnable", "all"] = Field(
         "runnable", description="tools offered when none are named: those whose models are here, or all (e.g. for benchmark runs)"
     )
+    mcp_servers: dict[str, McpServerSettings] = Field(
+        default_factory=dict, description="MCP servers whose tools are offered beside the built-in ones, by a name of your choice"
+    )
+
+
+class ServeSettings(BaseModel):
+    """What the page (`staragent ui`), the MCP server (`staragent mcp`) and the LangGraph HTTP server
+    may open, and who may talk to them."""
+
+    video_dirs: list[Path] = Field(
+        default_factory=list,
+        description="folders (or single videos) the page, the MCP server and the HTTP API may open; empty: the current folder",
+    )
+    max_upload_mb: float = Field(4096, gt=0, description="largest video the page accepts as an upload")
+    upload_types: list[str] = Field(
+        default_factory=lambda: [".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v"], description="file endings an upload may have"
+    )
+    token: str | None = Field(None, description="the secret clients must present; required when serving beyond this machine")
 
 
 class Settings(BaseSettings):
@@ -232,6 +280,7 @@ class Settings(BaseSettings):
     models: ModelSettings = Field(default_factory=ModelSettings)
     planner: PlannerSettings = Field(default_factory=PlannerSettings)
     toolset: ToolsetSettings = Field(default_factory=ToolsetSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
 
     @classmethod
     def settings_customise_sources(

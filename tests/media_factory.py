@@ -148,8 +148,10 @@ def make_video(
     fps: int = 10,
     size: tuple[int, int] = (640, 360),
     faststart: bool = False,
+    codec: str = "mpeg4",
 ) -> ForeignVideo:
-    """Write ``path`` (.mp4 or .mkv). ``subtitles``: "srt" | "vtt" sidecar, "embedded" stream, None."""
+    """Write ``path`` (.mp4 or .mkv). ``subtitles``: "srt" | "vtt" sidecar, "embedded" stream, None.
+    ``codec``: "mpeg4" (MPEG-4 Part 2, which browsers do not play) or "libx264" (H.264, which they do)."""
     import av
     import cv2
 
@@ -168,7 +170,7 @@ def make_video(
         write_srt(srt_source, list(cues))
     options = {"movflags": "faststart"} if faststart else {}
     with av.open(str(silent)) as src, av.open(str(path), "w", options=options) as out:
-        vout = out.add_stream("mpeg4", rate=fps)
+        vout = out.add_stream(codec, rate=fps)
         vout.width, vout.height, vout.pix_fmt = size[0], size[1], "yuv420p"
         vout.bit_rate = 600_000
         aout = None
@@ -350,10 +352,12 @@ class Overlay:
     scroll: float = 0.0
     strip: bool = False  # on a dark strip, as captions are
 
-    def visible_at(self, t: float, height: int) -> bool:
-        """On screen whole at ``t``."""
+    def visible_at(self, t: float, height: int, whole: bool = True) -> bool:
+        """On screen at ``t``: whole, or at least partly."""
         y = self.xy[1] - self.scroll * (t - self.start)
-        return self.start <= t < self.end and y - 30 >= 0 and y + 8 <= height
+        if whole:
+            return self.start <= t < self.end and y - 30 >= 0 and y + 8 <= height
+        return self.start <= t < self.end and y + 8 >= 0 and y - 30 <= height
 
 
 def draw_overlays(overlays: list[Overlay]) -> Callable[[np.ndarray, float], None]:

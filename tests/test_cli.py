@@ -10,11 +10,11 @@ ROOT = Path(__file__).parent.parent
 
 def run(*args, cache=None, stdin=None):
     cmd = [sys.executable, "-m", "staragent", "--quiet"] + (["--cache-dir", str(cache)] if cache else []) + [str(a) for a in args]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, input=stdin, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape", cwd=ROOT, input=stdin, timeout=600)
 
 
 def test_help_is_instant_and_imports_nothing_heavy():
-    code = "import sys, staragent.cli; heavy = {'torch', 'langgraph', 'transformers', 'av', 'faiss', 'cv2'} & set(sys.modules); print(sorted(heavy))"
+    code = "import sys, staragent.cli; heavy = {'torch', 'langgraph', 'transformers', 'av', 'faiss', 'cv2', 'gradio', 'mcp'} & set(sys.modules); print(sorted(heavy))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
     result = run("--help")
@@ -140,3 +140,70 @@ def test_config_file_mistakes_are_named(foreign, tmp_path):
         del os.environ["STARAGENT_CONFIG"]
     assert "max_step, index.keyframe_intervall" in records[0].getMessage()
     assert run("search", foreign.path, "price", "-m", ",", cache=tmp_path).returncode == 2
+
+
+def _run_read_only(cache, *args):
+    """The CLI over a read-only view of ``cache`` (a read-only bind mount as root, whom file modes
+    do not stop; the folder's modes otherwise), or None where neither can be had."""
+    import os
+    import shutil
+    import stat
+
+    if os.geteuid() != 0:
+        modes = {p: p.stat().st_mode for p in [cache, *cache.rglob("*")]}
+        for p in modes:
+            p.chmod(modes[p] & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+        try:
+            return run(*args, cache=cache)
+        finally:
+            for p, mode in modes.items():
+                p.chmod(mode)
+    if not shutil.which("unshare"):
+        return None
+    view = cache.parent / f"{cache.name}-ro"
+    view.mkdir(exist_ok=True)
+    script = 'mount --bind "$1" "$2" && mount -o remount,ro,bind "$2" || exit 99; shift 2; exec "$@"'
+    cmd = [sys.executable, "-m", "staragent", "--quiet", "--cache-dir", str(view), *map(str, args)]
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(cache), str(view), *cmd], capture_output=True, text=True, cwd=ROOT)
+    return None if done.returncode == 99 else done
+
+
+def test_an_up_to_date_index_is_never_rewritten_and_a_read_only_cache_serves_it(foreign, tmp_path):
+    cache = tmp_path / "cache"
+    assert run("index", foreign.path, cache=cache).returncode == 0
+    manifest = next((cache / "index").glob("*/manifest.json"))
+    before = manifest.stat()
+    assert run("index", foreign.path, cache=cache).returncode == 0
+    assert run("ask", foreign.path, "What is the price of the coffee grinder?", cache=cache).returncode == 0
+    after = manifest.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    answered = _run_read_only(cache, "ask", foreign.path, "What is the price of the coffee grinder?", "--json")
+    if answered is None:
+        pytest.skip("no way to make a read-only cache here")
+    assert answered.returncode == 0, answered.stderr
+    assert "129.50" in json.loads(answered.stdout)["answer"]
+    found = _run_read_only(cache, "search", foreign.path, "Nairobi", "--json")
+    assert found.returncode == 0 and json.loads(found.stdout)["hits"]
+    (tmp_path / "other.mp4").write_bytes(foreign.path.read_bytes() + b"\0")  # other bytes: a new index is needed
+    refused = _run_read_only(cache, "index", tmp_path / "other.mp4")
+    assert refused.returncode == 2 and "cannot be written" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_indexed_and_asked_about(foreign, tmp_path):
+    import os
+
+    name = tmp_path / os.fsdecode(b"lat\xe9in.mp4")
+    name.write_bytes(foreign.path.read_bytes())
+    (tmp_path / os.fsdecode(b"lat\xe9in.vtt")).write_bytes(foreign.path.with_suffix(".vtt").read_bytes())
+    indexed = run("index", name, cache=tmp_path / "cache")
+    assert indexed.returncode == 0, indexed.stderr
+    answered = run("ask", name, "What is the price of the coffee grinder?", cache=tmp_path / "cache")
+    assert answered.returncode == 0 and "129.50" in answered.stdout, answered.stderr
+
+
+def test_a_symlink_loop_is_one_line_exit_2(tmp_path):
+    (tmp_path / "a.mp4").symlink_to(tmp_path / "b.mp4")
+    (tmp_path / "b.mp4").symlink_to(tmp_path / "a.mp4")
+    for args in (("ask", tmp_path / "a.mp4", "hi", "--json"), ("search", tmp_path / "a.mp4", "hi"), ("index", tmp_path / "a.mp4")):
+        result = run(*args, cache=tmp_path / "cache")
+        assert result.returncode == 2 and "symbolic link" in result.stderr and "Traceback" not in result.stderr

@@ -57,28 +57,26 @@ def test_second_build_is_a_cache_hit_and_a_changed_setting_reruns_only_its_stage
 
 
 class _FlakyReader:
-    """An OCR backend that notes what it recognises and, when told to, stops like a Ctrl-C at its
-    n-th recognition."""
+    """An OCR backend that notes what it recognises and, when told to, stops like a Ctrl-C when it
+    reads ``stop_at``."""
 
     name = "counting-ocr"
 
-    def __init__(self, stop_after=None):
+    def __init__(self, stop_at=None):
         from staragent.models.ocr import RapidOcrReader
 
         self.inner = RapidOcrReader()
         self.min_score = self.inner.min_score
-        self.calls = 0
         self.texts: list[str] = []
-        self.stop_after = stop_after
+        self.stop_at = stop_at
 
     def detect(self, image):
         return self.inner.detect(image)
 
     def recognize(self, image, quads):
-        if self.stop_after is not None and self.calls >= self.stop_after:
-            raise KeyboardInterrupt
-        self.calls += 1
         found = self.inner.recognize(image, quads)
+        if self.stop_at is not None and any(self.stop_at in text for text, _ in found):
+            raise KeyboardInterrupt
         self.texts += [text for text, _ in found]
         return found
 
@@ -89,14 +87,13 @@ def _pool(settings, reader):
     return pool
 
 
-def test_interrupted_build_resumes_without_redoing_finished_work(foreign, settings, monkeypatch):
-    monkeypatch.setattr("staragent.index.stages.OCR_PIECE_SECONDS", 10.0)  # one slide per checkpoint
-    flaky = _FlakyReader(stop_after=2)
+def test_interrupted_build_resumes_without_redoing_finished_work(foreign, settings):
+    flaky = _FlakyReader(stop_at="Live Demo")  # the third slide, 20 s in: two pieces of the OCR pass are done
     with pytest.raises(KeyboardInterrupt):
         build_index(foreign.path, settings, _pool(settings, flaky))
     directory = index_dir_for(foreign.path, file_fingerprint(foreign.path), settings)
     partial = read_jsonl(directory / "ocr.partial.jsonl")
-    assert len(partial) == 3  # the fingerprint line and the first two slides
+    assert len(partial) == 3  # the fingerprint line and the first two pieces (10 s each)
     assert not (directory / "segments.jsonl").exists()
 
     resumed = _FlakyReader()
@@ -114,14 +111,12 @@ from staragent.config import load_settings
 from staragent.index.builder import build_index
 from staragent.models.pool import ModelPool, ModelSpec
 from staragent.models.ocr import RapidOcrReader
-from staragent.index import stages
 
 class Slow(RapidOcrReader):
     def recognize(self, image, quads):
         time.sleep(0.5)
         return super().recognize(image, quads)
 
-stages.OCR_PIECE_SECONDS = 10.0
 settings = load_settings(cache_dir=sys.argv[2], progress=False)
 pool = ModelPool(settings)
 pool.register(ModelSpec("ocr", lambda s, d: Slow()))
@@ -258,3 +253,22 @@ def test_without_subtitles_pocketsphinx_transcribes_speech(tmp_path, settings):
     assert not any("(" in w.text for x in index.speech for w in x.words)  # no "we'll(2)" pronunciation marks
     heard = set(" ".join(x.text for x in index.speech).split())
     assert heard & {"hello", "world", "test", "speech", "this"}, heard
+
+
+def test_a_cue_past_the_end_is_cut_there_and_searchable_and_dropped_cues_are_reported(tmp_path, settings, caplog):
+    video = make_video(tmp_path / "v.mp4", [Slide(4, ["x"])], [Sound(0.5, 3.5, "tone")], subtitles=None)
+    (tmp_path / "v.srt").write_text(
+        "1\n00:00:01,000 --> 00:00:02,000\nA kettle whistles.\n\n"
+        "2\n00:00:03,000 --> 00:00:09,000\nThe lighthouse keeper waves goodbye.\n\n"
+        "3\n00:00:06,000 --> 00:00:05,000\nBackwards.\n\n"
+        "4\n00:00:20,000 --> 00:00:21,000\nLong after the end.\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level("WARNING", logger="staragent.index"):
+        index = build_index(video.path, settings)
+    assert "dropped 2 cues (1 ending before they start, 1 starting after the video ends); 1 cue cut at the end" in caplog.text
+    assert index.stage_info("speech")["lines"] == 2
+    from staragent.index.search import cross_modal_search
+
+    hits = cross_modal_search(index, "lighthouse keeper", ["speech"], 3).hits
+    assert hits and hits[0].evidence[0].end <= index.duration + 0.01

@@ -410,3 +410,20 @@ def test_an_ordinary_user_gets_the_same_confinement_through_bubblewrap():
     assert report["bomb"] == "processes" and report["net"] == "blocked\n"
     # Exactly max_processes (16) processes, however many others this user runs outside (the sleepers above).
     assert report["children"] == "15\n" and report["forge"] == "refused\n"
+
+
+def test_the_launcher_keeps_a_wall_clock_of_its_own(method, monkeypatch):
+    """Should the runner stop watching the clock (gone, or stuck), the launcher inside the namespace
+    still ends the run, a little after the runner would have."""
+    import time
+    import types
+
+    frozen = time.monotonic()
+    monkeypatch.setattr(sandbox_runner, "time", types.SimpleNamespace(monotonic=lambda: frozen, time=time.time, sleep=time.sleep))
+    limits = dataclasses.replace(LIMITS, wall_seconds=1)
+    started = time.perf_counter()
+    result = run_code("while true; do sleep 1; done", "bash", limits=limits, method=method)
+    waited = time.perf_counter() - started
+    assert result.limit == "wall time"
+    assert limits.wall_seconds <= waited < limits.wall_seconds + sandbox_runner.INNER_CLOCK_GRACE_S + 5
+    assert sandbox_processes() == []

@@ -73,3 +73,25 @@ def test_sidecar_discovery_prefers_exact_then_english(tmp_path):
     assert find_sidecar(video).name == "talk [v1].en.srt"
     (tmp_path / "talk [v1].vtt").write_text(VTT)
     assert find_sidecar(video).name == "talk [v1].vtt"
+
+
+def test_cues_that_cannot_be_placed_are_counted_not_silently_lost(tmp_path):
+    from collections import Counter
+
+    from staragent.index.subtitles import AFTER, BEFORE, CUT, REVERSED, UNREADABLE, dropped_text, fit_to_video
+
+    path = tmp_path / "odd.srt"
+    path.write_text(
+        "1\n00:00:05,000 --> 00:00:02,000\nBackwards.\n\n"
+        "2\n00:00:0x,000 --> 00:00:04,000\nGarbled.\n\n"
+        "3\n-00:00:03,000 --> -00:00:01,000\nBefore the start.\n\n"
+        "4\n-00:00:01,000 --> 00:00:02,000\nStraddles the start.\n\n"
+        "5\n00:00:08,000 --> 00:00:12,000\nStraddles the end.\n\n"
+        "6\n00:00:15,000 --> 00:00:16,000\nAfter the end.\n",
+        encoding="utf-8",
+    )
+    dropped = Counter()
+    lines = fit_to_video(parse_subtitles(path, dropped), 10.0, dropped)
+    assert [(x.start, x.end, x.text) for x in lines] == [(0.0, 2.0, "Straddles the start."), (8.0, 10.0, "Straddles the end.")]
+    assert dropped == {REVERSED: 1, UNREADABLE: 1, BEFORE: 1, AFTER: 1, CUT: 1}
+    assert dropped_text(dropped).startswith("dropped 4 cues (") and "1 starting after the video ends" in dropped_text(dropped)

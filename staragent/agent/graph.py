@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
@@ -28,6 +29,7 @@ from staragent.agent.planners.tool_calls import without_calls
 from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
+from staragent.faults import marker
 from staragent.schema import TrajectoryStep
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory
@@ -50,12 +52,32 @@ class AgentContext:
         return self.session
 
 
-@functools.lru_cache(maxsize=8)
 def _server_session(video: str | None, profile: str | None) -> Session:
-    from staragent.agent.session import open_session
+    """A LangGraph server's session: the video must lie in the folders the settings allow
+    (``serve.video_dirs``, else the folder the server started in); requests about one video share
+    one session and one index build."""
+    from staragent.agent.videos import VideoFolders
+
+    agent = _server_agent(profile)
+    if video is None:
+        return _videoless_session(profile)
+    return agent.session(VideoFolders.from_settings(agent.settings).resolve(video))
+
+
+@functools.cache
+def _server_agent(profile: str | None):
+    from staragent.agent.runner import VideoAgent
     from staragent.config import load_settings
 
-    return open_session(video, load_settings(profile=profile))
+    return VideoAgent(load_settings(profile=profile))
+
+
+@functools.cache
+def _videoless_session(profile: str | None) -> Session:
+    from staragent.agent.session import open_session
+
+    agent = _server_agent(profile)
+    return open_session(None, agent.settings, pool=agent.pool)
 
 
 def call_key(name: str, args: dict[str, Any]) -> str:
@@ -66,16 +88,21 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     session = runtime.context.resolve()
     over_budget = state.get("steps", 0) >= session.settings.max_steps
     messages = [SystemMessage(session.system_prompt(over_budget)), *state["messages"]]
+    video = state.get("video") or session.video_facts()
     model = session.chat_model
     if not over_budget and session.tools:
         model = model.bind_tools(session.tool_specs())
-    reply = model.invoke(messages)
+    # a planner that reads the video's facts gets them from the state, not from the prompt's text
+    reply = model.invoke(messages, video=video) if getattr(model, "reads_video_facts", False) else model.invoke(messages)
     if over_budget:  # the model may still call a tool, natively or in its text (a server without a tool parser)
         text, wrote_calls = without_calls(reply.text)
         if wrote_calls or reply.tool_calls or reply.invalid_tool_calls:
             reply = AIMessage(content=text or "I ran out of tool calls before I could answer.", id=reply.id, usage_metadata=reply.usage_metadata)
     usage = getattr(reply, "usage_metadata", None) or {}
-    return {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
+    update = {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
+    if "video" not in state:
+        update["video"] = video
+    return update
 
 
 def _run_tool(session: Session, ctx: ToolContext, name: str, args: dict) -> dict:
@@ -121,8 +148,11 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     # The conversation's notes travel in the graph state, so the checkpointer keeps them with the chat.
     notes = ConversationMemory(state.get("notes"))
     ctx = dataclasses.replace(session.tool_ctx, memory=notes)
+    # Each call's start and end go out as they happen to callers streaming "custom" events (the page shows them).
+    write = get_stream_writer()
     messages, trajectory, evidence, remembered = [], [], [], {}
     for call in state["messages"][-1].tool_calls:
+        write({"event": "tool_started", "id": call["id"], "tool": call["name"], "args": call["args"]})
         key = call_key(call["name"], call["args"])
         tool = session.tools.get(call["name"])
         cacheable = tool is None or tool.cacheable
@@ -130,6 +160,7 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         cached = stored is not None
         started = time.perf_counter()
         if stored is None:
+            marker(f"tool.{call['name']}")
             stored = _run_tool(session, ctx, call["name"], call["args"])
             if cacheable and stored["ok"]:  # a failure may be passing (a busy server): the next call tries again
                 remembered[key] = stored
@@ -147,11 +178,13 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             tool=call["name"], args=call["args"], ok=stored["ok"], latency_s=round(latency, 4), summary=stored["summary"], error=stored.get("error"), cached=cached
         )
         trajectory.append(step.model_dump())
+        write({"event": "tool_finished", "id": call["id"], "step": trajectory[-1]})
         evidence.extend(stored.get("evidence", []))
     for call in getattr(state["messages"][-1], "invalid_tool_calls", None) or []:
         message, step = _unreadable_call(call)
         messages.append(message)
         trajectory.append(step)
+        write({"event": "tool_finished", "id": call.get("id") or "", "step": step})
     update = {"messages": messages, "trajectory": trajectory, "evidence": evidence, "tool_memory": remembered, "steps": state.get("steps", 0) + 1}
     if notes.changed:
         update["notes"] = notes.dump()

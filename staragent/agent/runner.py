@@ -8,15 +8,18 @@
 
 from __future__ import annotations
 
-import sqlite3
+import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings, load_settings
 from ..errors import InputError
+from ..faults import marker
 from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
 from .session import Session, open_session
 
@@ -42,6 +45,55 @@ def select_evidence(answer: str, evidence: list[Evidence], limit: int = 5) -> li
     return sorted((e for _, e in scored[:limit]), key=lambda e: e.start)
 
 
+@dataclass
+class ToolStarted:
+    """The planner called a tool; it is running."""
+
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass
+class ToolFinished:
+    """A tool call ended (or was answered from the conversation's memory)."""
+
+    call_id: str
+    step: TrajectoryStep
+
+
+@dataclass
+class Answered:
+    """The turn's answer: always the last event of ``VideoAgent.stream``."""
+
+    answer: Answer
+
+
+AgentEvent = ToolStarted | ToolFinished | Answered
+
+
+@dataclass
+class ThreadInfo:
+    """A kept conversation about one video: its id (as given to ``ask``), its first question, how
+    many questions it holds and when it last changed (ISO 8601, UTC)."""
+
+    thread_id: str
+    title: str
+    turns: int
+    updated: str
+
+
+def _cited(final, gathered: list[Evidence], text: str) -> list[Evidence]:
+    """The evidence an answer cites: what the planner named, else what the answer echoes."""
+    cited = (getattr(final, "response_metadata", None) or {}).get("evidence")
+    return [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)
+
+
+def _thread_config(session: Session, thread_id: str) -> dict:
+    """Threads are namespaced by the video's index: one name cannot mix two videos' conversations."""
+    return {"configurable": {"thread_id": f"{_scope(session)}/{thread_id}"}}
+
+
 def _history_messages(history: list[dict] | None) -> list:
     from langchain_core.messages import AIMessage, HumanMessage
 
@@ -56,14 +108,19 @@ def _history_messages(history: list[dict] | None) -> list:
 
 
 class VideoAgent:
-    def __init__(self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, **overrides: Any):
+    def __init__(
+        self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, pool=None, **overrides: Any
+    ):
+        """``pool``: a ModelPool to share with others (its owner unloads it); by default the agent
+        makes its own on first use and unloads it on ``close``."""
         self.settings = settings or load_settings(**overrides)
         self._chat_model = chat_model
         self._tools = tools
         self._report = report
-        self._pool = None
+        self._pool = pool
         self._owns_pool = False
         self._sessions: dict[str, Session] = {}
+        self._opening: dict[str, threading.Lock] = {}
         self._saver = None
         self._lock = threading.Lock()
 
@@ -85,14 +142,41 @@ class VideoAgent:
 
         return build_index(video, self.settings, self.pool, force=force, report=self._report)
 
-    def session(self, video: str | Path) -> Session:
-        key = str(Path(video).resolve())
+    def session(self, video: str | Path, report=None) -> Session:
+        """The video's session, opened (and its index built) once: callers asking about the same
+        video at the same time wait for one build instead of starting their own; other videos
+        are not held up. ``report`` hears the build's progress when this call is the one building."""
+        key = os.path.realpath(video)  # never raises (a symlink loop is reported by the index's input check)
         with self._lock:
-            if key not in self._sessions:
-                self._sessions[key] = open_session(
-                    video, self.settings, pool=self.pool, chat_model=self._chat_model, tools=self._tools, report=self._report
-                )
-            return self._sessions[key]
+            if key in self._sessions:
+                return self._sessions[key]
+            gate = self._opening.setdefault(key, threading.Lock())
+        with gate:
+            with self._lock:
+                if key in self._sessions:
+                    return self._sessions[key]
+            session = open_session(
+                video, self.settings, pool=self.pool, chat_model=self._chat_model, tools=self._tools, report=report or self._report
+            )
+            with self._lock:
+                self._sessions[key] = session
+                self._opening.pop(key, None)
+            return session
+
+    def prepare(self, video: str | Path, report=None) -> Session:
+        """Open the video's session and load what a first question needs besides (the graph, the
+        search structures, the conversation store), so that the first answer comes at once."""
+        from . import graph  # noqa: F401 - imported for its cost, paid here rather than by the first question
+
+        session = self.session(video, report=report)
+        self.search(video, "video", k=1)
+        self._checkpointer()
+        return session
+
+    def opened(self, video: str | Path) -> bool:
+        """Whether the video's session is open (its index built and loaded)."""
+        with self._lock:
+            return os.path.realpath(video) in self._sessions
 
     def search(self, video: str | Path, query: str, modalities=None, k: int | None = None):
         from ..index.search import cross_modal_search
@@ -104,11 +188,9 @@ class VideoAgent:
 
     def _checkpointer(self):
         if self._saver is None:
-            from langgraph.checkpoint.sqlite import SqliteSaver
+            from .threads import open_store
 
-            self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.settings.cache_dir / CHAT_DB), check_same_thread=False)
-            self._saver = SqliteSaver(conn)
+            self._saver = open_store(self.settings.cache_dir / CHAT_DB)
         return self._saver
 
     # ------------------------------------------------------------ asking
@@ -124,9 +206,26 @@ class VideoAgent:
         """Answer one question. With ``thread_id`` the conversation is kept (see ``chat``);
         ``history`` gives earlier turns explicitly (``[{"role": "user"|"assistant", "content": ...}]``);
         ``session`` replaces the video's own session (the benchmark's simulated tools use it)."""
+        for event in self.stream(video, question, thread_id=thread_id, history=history, session=session):
+            if isinstance(event, Answered):
+                return event.answer
+        raise AssertionError("the agent's stream ended without an answer")
+
+    def stream(
+        self,
+        video: str | Path | None,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        history: list[dict] | None = None,
+        session: Session | None = None,
+    ) -> Iterator[AgentEvent]:
+        """``ask``, step by step: a ``ToolStarted`` when a tool call begins, a ``ToolFinished``
+        when it ends, and last the ``Answered`` turn."""
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
+        from .threads import DURABILITY, prune, repair
 
         if not question or not question.strip():
             raise InputError("the question is empty; ask something about the video")
@@ -134,17 +233,29 @@ class VideoAgent:
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None
         graph = build_graph(checkpointer)
-        scope = session.index.dir.name if session.index is not None else "no-video"
-        config = {"configurable": {"thread_id": f"{scope}/{thread_id}"}} if thread_id else {}
+        config = _thread_config(session, thread_id) if thread_id else {}
+        if thread_id:  # kept with the thread's checkpoint: lets ``threads`` list the conversations of a video
+            config["metadata"] = {"video_scope": _scope(session)}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
+        marker("turn.start")
+        if thread_id:
+            repair(graph, checkpointer, config)  # a turn cut short earlier leaves no half of itself behind
         before = graph.get_state(config).values if thread_id else {}
         offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
-        state = graph.invoke(
-            {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0},
-            config,
-            context=AgentContext(session=session),
-        )
-        return self._answer(session, state, offsets, time.perf_counter() - started, thread_id)
+        state = before
+        inputs = {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0}
+        durability = {"durability": DURABILITY} if thread_id else {}
+        stream = graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"], **durability)
+        for mode, chunk in stream:
+            if mode == "values":
+                state = chunk
+            elif chunk.get("event") == "tool_started":
+                yield ToolStarted(call_id=chunk["id"], tool=chunk["tool"], args=chunk["args"])
+            elif chunk.get("event") == "tool_finished":
+                yield ToolFinished(call_id=chunk["id"], step=TrajectoryStep(**chunk["step"]))
+        if thread_id:
+            prune(checkpointer, config)
+        yield Answered(self._answer(session, state, offsets, time.perf_counter() - started, thread_id))
 
     def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:
         from ..models.chat_engine import strip_reasoning
@@ -152,12 +263,10 @@ class VideoAgent:
         final = state["messages"][-1]
         text = strip_reasoning(str(final.content))[0] or "I could not produce an answer."
         gathered = [Evidence(**e) for e in state.get("evidence", [])[offsets["evidence"] :]]
-        cited = (getattr(final, "response_metadata", None) or {}).get("evidence")
-        evidence = [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)
         usage = state.get("usage", [])[offsets["usage"] :]
         return Answer(
             answer=text,
-            evidence=evidence,
+            evidence=_cited(final, gathered, text),
             trajectory=[TrajectoryStep(**s) for s in state.get("trajectory", [])[offsets["trajectory"] :]],
             video=str(session.index.video_path) if session.index is not None else "",
             profile=self.settings.profile,
@@ -165,6 +274,58 @@ class VideoAgent:
             latency_s=round(seconds, 3),
             tokens=TokenUsage(input=sum(u.get("input", 0) for u in usage), output=sum(u.get("output", 0) for u in usage)),
         )
+
+    # ------------------------------------------------------------ kept conversations
+    def threads(self, video: str | Path) -> list[ThreadInfo]:
+        """The conversations kept about ``video``, the most recently changed first. The store keeps
+        a thread's latest state only: its first question and its number of questions come from it."""
+        from langchain_core.messages import HumanMessage
+
+        scope = _scope(self.session(video))
+        found: dict[str, ThreadInfo] = {}
+        for item in self._checkpointer().list(None, filter={"video_scope": scope}):
+            thread_id = item.config["configurable"]["thread_id"].removeprefix(f"{scope}/")
+            if thread_id in found:  # listed newest first
+                continue
+            questions = [str(m.content) for m in item.checkpoint["channel_values"].get("messages", []) if isinstance(m, HumanMessage)]
+            found[thread_id] = ThreadInfo(thread_id, (questions[0] if questions else "")[:200], len(questions), item.checkpoint["ts"])
+        return sorted(found.values(), key=lambda t: t.updated, reverse=True)
+
+    def turns(self, video: str | Path, thread_id: str) -> list[tuple[str, Answer]]:
+        """The questions and answers of a kept conversation's finished turns, in order, each answer
+        with its evidence and the tool calls that led to it (a turn cut short is left out)."""
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+        from ..models.chat_engine import strip_reasoning
+        from .graph import build_graph
+        from .threads import finished_turns
+
+        session = self.session(video)
+        graph = build_graph(self._checkpointer())
+        config = _thread_config(session, thread_id)
+        trajectory = [TrajectoryStep(**s) for s in graph.get_state(config).values.get("trajectory", [])]
+        out: list[tuple[str, Answer]] = []
+        question, steps, gathered, used = None, 0, [], 0
+        for message in finished_turns(graph, config):
+            if isinstance(message, HumanMessage):
+                question, steps, gathered = str(message.content), 0, []
+            elif isinstance(message, ToolMessage):
+                steps += 1
+                gathered += [Evidence(**e) for e in (message.artifact or {}).get("evidence", [])]
+            elif isinstance(message, AIMessage) and not (message.tool_calls or message.invalid_tool_calls) and question is not None:
+                text = strip_reasoning(str(message.content))[0]
+                out.append((question, Answer(
+                    answer=text, evidence=_cited(message, gathered, text), trajectory=trajectory[used : used + steps],
+                    video=str(session.index.video_path) if session.index is not None else "", profile=self.settings.profile, thread_id=thread_id,
+                )))
+                used += steps
+                question = None
+        return out
+
+    def thread_history(self, video: str | Path, thread_id: str) -> list[dict]:
+        """The questions and answers of the finished turns of a conversation (see ``Conversation.history``)."""
+        return [turn for question, answer in self.turns(video, thread_id)
+                for turn in ({"role": "user", "content": question}, {"role": "assistant", "content": answer.answer})]
 
     def chat(self, video: str | Path, thread_id: str | None = None) -> Conversation:
         return Conversation(self, video, thread_id or uuid.uuid4().hex[:12])
@@ -185,6 +346,11 @@ class VideoAgent:
         self.close()
 
 
+def _scope(session: Session) -> str:
+    """Conversations are kept per video (its index directory): one thread name can be reused for another video."""
+    return session.index.dir.name if session.index is not None else "no-video"
+
+
 class Conversation:
     """A multi-turn conversation about one video; its turns persist under ``thread_id``."""
 
@@ -195,3 +361,8 @@ class Conversation:
 
     def ask(self, question: str) -> Answer:
         return self.agent.ask(self.video, question, thread_id=self.thread_id)
+
+    def history(self) -> list[dict]:
+        """The finished turns so far, ``[{"role": "user"|"assistant", "content": ...}]`` (a turn cut
+        short is not among them: the next question drops it)."""
+        return self.agent.thread_history(self.video, self.thread_id)

@@ -24,6 +24,10 @@ class Session:
     def index(self):
         return self.tool_ctx.index
 
+    def video_facts(self) -> dict:
+        """What the graph keeps about the video for planners that read it: its length."""
+        return {"duration": self.index.duration} if self.index is not None else {}
+
     def capabilities(self) -> str:
         index = self.index
         if index is None:
@@ -77,7 +81,7 @@ def open_session(
 
     tool_ctx = open_tool_context(video, settings, pool=pool, report=report)
     pool, index, encoders = tool_ctx.models, tool_ctx.index, tool_ctx.extras["query_encoders"]
-    registry = ToolRegistry.discover()
+    registry = ToolRegistry.discover(settings=settings)
     selected = registry.select(tools if tools is not None else settings.tools, settings, pool)
     if index is None and not include_video_tools:
         selected = [t for t in selected if not t.needs_video]

@@ -7,11 +7,19 @@ Layout of a run directory::
       run.json            what ran: dataset, agent config and versions, options, environment, progress
       samples.jsonl       the samples of the run, as loaded (scoring reads these, never the dataset again)
       trajectories.jsonl  one TurnRecord per (sample_id, turn), appended as each turn finishes
+      trajectories.unreadable.jsonl  lines of trajectories.jsonl that could not be read (damaged), set
+                          aside by the next run, whose turns then run again
       .run.lock           held by the run that is writing the directory (one writer at a time)
+
+``run.json`` names the process writing the run; a reader that finds it ``running`` while that
+process is gone (killed) reports the run as ``interrupted``.
 
 Multi-turn samples use the paper's ideal trajectory: the history of turn k holds the questions and
 REFERENCE answers of turns 0..k-1, never the agent's own answers. Turns are therefore independent and
-run in parallel with ``workers`` threads.
+run in parallel with ``workers`` threads. A sample whose ``meta["history"]`` is ``"live"`` (fact
+questions asked as one conversation, where no reference answers exist) is the exception: its turns run
+in order as one unit, each after the agent's own earlier answers, in one conversation thread
+(``sample["bench"]["thread"]``); a resumed run asks such a sample again from its first turn.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import importlib.metadata
+import logging
 import os
 import platform
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -34,7 +44,19 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from ..fsutil import append_jsonl, read_json, read_jsonl, repair_jsonl, stable_hash, write_json, write_jsonl
+from ..faults import marker
+from ..fsutil import (
+    append_jsonl,
+    atomic_path,
+    process_alive,
+    process_started,
+    read_json,
+    read_jsonl,
+    repair_jsonl,
+    stable_hash,
+    write_json,
+    write_jsonl,
+)
 from .agents import BenchAgent
 from .errors import RunDirError
 from .schema import VIDEO_SUFFIXES, Dataset, Sample, TurnRecord
@@ -42,8 +64,11 @@ from .schema import VIDEO_SUFFIXES, Dataset, Sample, TurnRecord
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 TRAJECTORIES_FILE = "trajectories.jsonl"
+UNREADABLE_FILE = "trajectories.unreadable.jsonl"
 SCORES_FILE = "scores.jsonl"
 LOCK_FILE = ".run.lock"
+
+log = logging.getLogger("staragent.bench")
 
 PACKAGES = ("staragent", "langchain-core", "langgraph", "pydantic", "sacrebleu", "rouge-score", "nltk", "scipy", "numpy")
 
@@ -88,6 +113,7 @@ class RunSummary:
     new: int
     errors: int
     interrupted: bool = False
+    unreadable: int = 0  # damaged lines of trajectories.jsonl set aside (their turns ran again)
 
     @property
     def done(self) -> int:
@@ -95,7 +121,8 @@ class RunSummary:
 
 
 def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[Sample], list[TurnRecord]]:
-    """``run.json``, the samples and the turn records of a run directory (last record per turn wins)."""
+    """``run.json``, the samples and the turn records of a run directory (last record per turn wins).
+    A run marked running whose writer is gone has the status ``interrupted``."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise RunDirError(f"run directory not found: {run_dir} (run `bench run DATASET --out {run_dir}` first)")
@@ -103,22 +130,71 @@ def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[Sample], list[Tu
     if not meta_path.is_file():
         raise RunDirError(f"{run_dir} has no {RUN_FILE}; it is not a benchmark run directory (create one with `bench run`)")
     meta = read_json(meta_path)
+    meta["status"] = run_status(meta)
     samples_path = run_dir / SAMPLES_FILE
     if not samples_path.is_file():
         raise RunDirError(f"{run_dir} has no {SAMPLES_FILE}; the run was never started properly; run `bench run` again")
     samples = [Sample.model_validate(r) for r in read_jsonl(samples_path)]
-    records = read_records(run_dir / TRAJECTORIES_FILE)
+    unreadable: list[int] = []
+    records = read_records(run_dir / TRAJECTORIES_FILE, unreadable)
+    if unreadable:
+        log.warning("%s: %s; the next `bench run` sets them aside and runs their turns again",
+                    run_dir / TRAJECTORIES_FILE, _unreadable_lines(unreadable))
     return meta, samples, records
 
 
-def read_records(path: Path) -> list[TurnRecord]:
+def read_records(path: Path, unreadable: list[int] | None = None) -> list[TurnRecord]:
+    """The turn records of ``trajectories.jsonl``, the last one per turn. A torn last line (a writer
+    killed mid-append, or appending right now) is left out; any other line that is not a turn record
+    (damaged) is skipped and its number added to ``unreadable``: its turn counts as not run."""
     if not path.is_file():
         return []
+    data = path.read_bytes()
+    lines = data.split(b"\n")
     latest: dict[tuple[str, int], TurnRecord] = {}
-    for row in read_jsonl(path):
-        rec = TurnRecord.model_validate(row)
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = TurnRecord.model_validate_json(line)
+        except ValueError:  # pydantic's ValidationError, for broken JSON as for a wrong shape
+            if number < len(lines) and unreadable is not None:  # the last piece has no newline: torn
+                unreadable.append(number)
+            continue
         latest[rec.key] = rec
     return list(latest.values())
+
+
+def _unreadable_lines(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:5])) + (", ..." if len(numbers) > 5 else "")
+    return f"{len(numbers)} unreadable line{'s' if len(numbers) != 1 else ''} ({shown})"
+
+
+def _set_aside(path: Path, numbers: list[int]) -> None:
+    """Move the unreadable lines of ``path`` to UNREADABLE_FILE beside it (kept, not destroyed) and
+    rewrite ``path`` without them, byte for byte otherwise."""
+    lines = path.read_bytes().split(b"\n")
+    bad = set(numbers)
+    with open(path.with_name(UNREADABLE_FILE), "ab") as aside:
+        aside.write(b"".join(lines[n - 1] + b"\n" for n in sorted(bad)))
+        aside.flush()
+        os.fsync(aside.fileno())
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(b"\n".join(line for n, line in enumerate(lines, start=1) if n not in bad))
+
+
+def _writer() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": process_started(os.getpid())}
+
+
+def run_status(meta: dict[str, Any]) -> str | None:
+    """``run.json``'s status, except that a run marked ``running`` whose writer, on this machine,
+    no longer exists (killed; the same number taken by a newer process does not count) is ``interrupted``."""
+    status, writer = meta.get("status"), meta.get("writer") or {}
+    if status != "running" or writer.get("host") != socket.gethostname() or not writer.get("pid"):
+        return status
+    alive = process_alive(writer["pid"], writer.get("started"))
+    return status if alive else "interrupted"
 
 
 class _VideoIndex:
@@ -250,10 +326,17 @@ class _Progress:
         self.last_write = time.monotonic()
 
 
+def is_live(sample: Sample) -> bool:
+    """Whether the sample's turns form one conversation with the agent's own answers (see above)."""
+    return sample.meta.get("history") == "live"
+
+
 def _turn_record(
-    agent: BenchAgent, sample: Sample, index: int, video: Path | None, sample_dict: dict, simulated_tools: bool
+    agent: BenchAgent, sample: Sample, index: int, video: Path | None, sample_dict: dict, simulated_tools: bool,
+    history: list[dict] | None = None,
 ) -> TurnRecord:
-    """Ask the agent one turn; an exception becomes an ``ok: false`` record (scored as unanswered)."""
+    """Ask the agent one turn; an exception becomes an ``ok: false`` record (scored as unanswered).
+    ``history`` replaces the ideal trajectory (a live conversation's own earlier turns)."""
     question = sample.qa_turns()[index].question.content
     fields = {
         "sample_id": sample.sample_id,
@@ -267,7 +350,8 @@ def _turn_record(
     }
     t0 = time.perf_counter()
     try:
-        answer = agent.respond(video, sample.history_before(index), question, sample=sample_dict, turn=index)
+        history = sample.history_before(index) if history is None else history
+        answer = agent.respond(video, history, question, sample=sample_dict, turn=index)
     except Exception as exc:  # recorded, never dropped
         error = f"{type(exc).__name__}: {exc}"
         return TurnRecord(**fields, latency_s=round(time.perf_counter() - t0, 4), ok=False, error=error, finished_at=now_iso())
@@ -334,20 +418,26 @@ def _run_locked(
 
     traj_path = run_dir / TRAJECTORIES_FILE
     repair_jsonl(traj_path)
-    existing = read_records(traj_path)
+    unreadable: list[int] = []
+    existing = read_records(traj_path, unreadable)
+    if unreadable:
+        log.warning("%s: %s, moved to %s; their turns run again", traj_path, _unreadable_lines(unreadable), UNREADABLE_FILE)
+        _set_aside(traj_path, unreadable)
     if retry_errors and any(not r.ok for r in existing):
         existing = [r for r in existing if r.ok]
         write_jsonl(traj_path, [r.model_dump(mode="json") for r in existing])
     done = {r.key for r in existing}
 
     selected_ids = {s.sample_id for s in dataset.samples}
-    units = [
-        (sample, pair.index)
-        for sample in samples
-        if sample.sample_id in selected_ids
-        for pair in sample.qa_turns()
-        if (sample.sample_id, pair.index) not in done
-    ]
+    units: list[tuple[Sample, list[int]]] = []
+    for sample in samples:
+        missing = [p.index for p in sample.qa_turns() if (sample.sample_id, p.index) not in done]
+        if sample.sample_id not in selected_ids or not missing:
+            continue
+        if is_live(sample):  # one conversation: all of it again, or the later turns would lose their context
+            units.append((sample, [p.index for p in sample.qa_turns()]))
+        else:
+            units.extend((sample, [i]) for i in missing)
     total = sum(len(s.qa_turns()) for s in samples)
     current_env = environment()
     meta = {
@@ -374,6 +464,7 @@ def _run_locked(
         },
         "environment": current_env,
         "environment_history": environment_history(old_meta, current_env),
+        "writer": _writer(),
     }
     tracker = _Progress(meta_path, meta, existing, total, progress_every_s)
     tracker.write()
@@ -383,34 +474,42 @@ def _run_locked(
     lock = threading.Lock()
     counts = {"new": 0, "errors": 0}
 
-    def run_unit(sample: Sample, index: int) -> TurnRecord:
+    def run_unit(sample: Sample, indices: list[int]) -> None:
         video = videos.find(sample, base)
-        sample_dict = sample.model_dump(mode="json")
-        # the answer key goes with every turn (the oracle follows it); agents under test read it only
-        # as simulated tool responses, when simulated_tools is set
-        expected = sample.qa_turns()[index].expected_tool_calls
-        sample_dict["bench"] = {
-            "simulated_tools": simulated_tools,
-            "expected_tool_calls": [c.model_dump(mode="json") for c in expected],
-            "turn": index,
-            "dataset": dataset.name,
-        }
-        # a turn without expected calls has nothing to simulate: it ran on the video
-        record = _turn_record(agent, sample, index, video, sample_dict, simulated_tools and bool(expected))
-        with lock:
-            append_jsonl(traj_path, record.model_dump(mode="json"))
-            counts["new"] += 1
-            counts["errors"] += 0 if record.ok else 1
-            tracker.add(record)
-        if progress is not None:
-            progress(record)
-        return record
+        live = is_live(sample)
+        thread = f"bench-{sample.sample_id}-{os.urandom(4).hex()}" if live else None
+        conversation: list[dict] = []
+        for index in indices:
+            sample_dict = sample.model_dump(mode="json")
+            # the answer key goes with every turn (the oracle follows it); agents under test read it only
+            # as simulated tool responses, when simulated_tools is set
+            expected = sample.qa_turns()[index].expected_tool_calls
+            sample_dict["bench"] = {
+                "simulated_tools": simulated_tools,
+                "expected_tool_calls": [c.model_dump(mode="json") for c in expected],
+                "turn": index,
+                "dataset": dataset.name,
+                **({"thread": thread} if thread else {}),
+            }
+            # a turn without expected calls has nothing to simulate: it ran on the video
+            record = _turn_record(
+                agent, sample, index, video, sample_dict, simulated_tools and bool(expected), list(conversation) if live else None
+            )
+            conversation += [{"role": "user", "content": record.question}, {"role": "assistant", "content": record.answer or ""}]
+            with lock:
+                append_jsonl(traj_path, record.model_dump(mode="json"))
+                marker("bench.turn")
+                counts["new"] += 1
+                counts["errors"] += 0 if record.ok else 1
+                tracker.add(record)
+            if progress is not None:
+                progress(record)
 
     interrupted = False
     try:
         if workers <= 1:
-            for sample, index in units:
-                run_unit(sample, index)
+            for sample, indices in units:
+                run_unit(sample, indices)
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 pending = {pool.submit(run_unit, s, i) for s, i in units}
@@ -430,4 +529,4 @@ def _run_locked(
         final = read_records(traj_path)
         tracker.done, tracker.errors = {r.key for r in final}, {r.key for r in final if not r.ok}
         tracker.write("interrupted" if interrupted else ("complete" if len(final) >= total else "partial"))
-    return RunSummary(run_dir, total, len(done), counts["new"], counts["errors"], interrupted)
+    return RunSummary(run_dir, total, len(done), counts["new"], counts["errors"], interrupted, len(unreadable))

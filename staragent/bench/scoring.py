@@ -46,6 +46,8 @@ def default_metrics(kind: str, samples: list[Any]) -> list[str]:
         return ["videoautobench"]
     if kind == "giraffe":
         return ["giraffe"]
+    if kind == "factqa":
+        return ["factqa"]
     metrics = ["rubric"]
     if any(s.is_agentic for s in samples):
         metrics.append("trajectory")
@@ -111,7 +113,7 @@ def score_run(
         run_dir / SCORING_LOG,
         {
             "scored_at": stamp,
-            "judge": judge.identity.model_dump(),
+            "judge": judge.identity.model_dump() if judge is not None else None,  # None: every metric judge-free
             "metrics": chosen,
             "rows": len(new_rows),
             "turns": len(units),

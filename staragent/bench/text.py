@@ -7,6 +7,8 @@ import re
 import unicodedata
 from collections import Counter
 
+from ..words import NUMBER_WORDS
+
 STOPWORDS = frozenset(
     """a an the and or but if then than that this these those there here of to in on at by for from with
     without about into onto over under as is are was were be been being it its it's he she they them his
@@ -22,12 +24,6 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])
 CLOCK = re.compile(r"\b(\d{1,2}:)?\d{1,2}:\d{2}\b")  # m:ss, h:mm:ss
 _QUOTED = re.compile(r"[\"“”‘’]([^\"“”‘’]{1,120})[\"“”‘’]|(?<!\w)'([^']{1,120})'(?!\w)")
 
-NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "hundred": 100,
-}  # fmt: skip
 
 
 def normalise(text: str) -> str:

@@ -3,6 +3,8 @@ done for this exact input and configuration, record each one in the manifest as 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
 import re
 import shutil
@@ -13,11 +15,12 @@ from pathlib import Path
 
 from ..config import Settings, load_settings
 from ..errors import IndexBuildError, InputError, MediaError
+from ..faults import marker
 from ..fsutil import stable_hash
 from ..media import no_audio_message, validate_video
 from .fingerprint import file_fingerprint
 from .manifest import Manifest, StageRecord
-from .progress import ProgressFactory
+from .progress import ProgressFactory, StageProgress
 from .stages import STAGES, BuildContext, Stage, kept_subtitles, subtitle_source
 from .store import VideoIndex
 
@@ -40,7 +43,8 @@ def lock_path_for(fingerprint: str, settings: Settings) -> Path:
     """The build lock of these bytes: it belongs to the content, so two names for one file never
     build two indexes side by side."""
     locks = settings.index_root / ".locks"
-    locks.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a read-only cache: taking the lock says so
+        locks.mkdir(parents=True, exist_ok=True)
     return locks / f"{fingerprint[:12]}.lock"
 
 
@@ -75,7 +79,7 @@ def build_index(
     report: Reporter | None = None,
 ) -> VideoIndex:
     """Index ``video`` (or find it already indexed) and return the VideoIndex."""
-    from filelock import FileLock, Timeout
+    from filelock import FileLock
 
     settings = settings or load_settings()
     report = report or log.info
@@ -84,11 +88,7 @@ def build_index(
     subtitles = subtitle_source(video, info, settings.index.subtitles)
     video_fp = file_fingerprint(video)
     lock = FileLock(str(lock_path_for(video_fp, settings)))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        report(f"another process is building the index of {video.name}; waiting for it to finish")
-        lock.acquire()
+    writable = _take(lock, report, video.name)
     try:
         directory = index_dir_for(video, video_fp, settings)
         existing = Manifest.load(directory) if directory.is_dir() else None
@@ -101,11 +101,12 @@ def build_index(
 
             pool = ModelPool(settings)
         fresh = not directory.exists()
-        directory.mkdir(exist_ok=True)
-        for leftover in directory.glob(".*.tmp"):  # debris of a killed build
-            shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink()
+        if writable:
+            directory.mkdir(exist_ok=True)
+            for leftover in directory.glob(".*.tmp"):  # debris of a killed build
+                shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink()
         manifest = existing or Manifest()
-        recorded = manifest.model_dump()
+        recorded = manifest.model_dump(mode="json")  # as saved: a probed tuple and its saved list compare equal
         if force:
             manifest.stages.clear()
         manifest.video = {"path": str(video.resolve()), "fingerprint": video_fp, "size": video.stat().st_size}
@@ -115,11 +116,18 @@ def build_index(
         ctx = BuildContext(video=video, info=info, settings=settings, pool=pool, dir=directory, subtitles=subtitles, progress=progress)
         ctx.fingerprints = _fingerprints(ctx, video_fp)
         todo = [s for s in STAGES if not _is_done(s, manifest, ctx.fingerprints[s.name], directory)]
+        if todo and not writable:
+            raise IndexBuildError(
+                f"the index of {video.name} needs building ({', '.join(s.name for s in todo)}), but the cache "
+                f"{settings.cache_dir} cannot be written; make it writable or pass --cache-dir with a writable folder"
+            )
         if not todo:
-            if manifest.model_dump() != recorded:
+            if writable and manifest.model_dump(mode="json") != recorded:
                 manifest.save(directory)  # the file moved or is a copy: tools decode frames from the path given now
-            report(f"index of {video.name} is up to date ({directory})")
-            return VideoIndex(directory, settings.models.device)
+            report(f"index of {video.name} is up to date ({directory})" + ("" if writable else ", read-only"))
+            built = VideoIndex(directory, settings.models.device)
+            built.manifest.video = manifest.video  # read-only: the path given now, kept in memory
+            return built
         try:
             _run_stages(todo, ctx, manifest, report)
         except InputError:
@@ -128,11 +136,31 @@ def build_index(
             raise
         return VideoIndex(directory, settings.models.device)
     finally:
-        lock.release()  # the lock file stays (in .locks/): unlinking it would let two processes lock different files
+        if writable:
+            lock.release()  # the lock file stays (in .locks/): unlinking it would let two processes lock different files
+
+
+def _take(lock, report: Reporter, name: str) -> bool:
+    """Take the build lock, waiting for another builder; False when the cache cannot be written at
+    all (a read-only copy): then an index that is already complete is still usable."""
+    from filelock import Timeout
+
+    try:
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            report(f"another process is building the index of {name}; waiting for it to finish")
+            lock.acquire()
+    except OSError as exc:
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT):  # ENOENT: .locks could not be made
+            return False
+        raise
+    return True
 
 
 def _run_stages(todo: list[Stage], ctx: BuildContext, manifest: Manifest, report: Reporter) -> None:
     started_all = time.perf_counter()
+    report(StageProgress(f"indexing {ctx.video.name}: {len(todo)} stages to run", stage=None, done=0, total=len(todo)))
     # Three workers: the audio and video lanes overlap, and speech and acoustics share the audio lane.
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="stage") as executor:
         try:
@@ -192,8 +220,10 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
             elif stage.role:
                 manifest.models.pop(stage.role, None)
             manifest.save(ctx.dir)
+            marker(f"index.stage.{stage.name}")
             done.add(stage.name)
-            report(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}")
+            finished = len(todo) - len(pending) - len(running)
+            report(StageProgress(f"{stage.name:<9} {seconds:7.1f} s  {_brief(info)}", stage=stage.name, seconds=seconds, done=finished, total=len(todo)))
     return failure
 
 

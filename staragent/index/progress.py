@@ -13,6 +13,22 @@ from typing import Any
 from ..errors import BuildCancelled
 
 
+class StageProgress(str):
+    """A line of a build's report that also says, for a reader other than a person, how far the
+    build is: ``done`` of ``total`` stages to run, and ``stage`` (with its ``seconds``) the one that
+    just finished (None in the line that opens the build)."""
+
+    stage: str | None
+    seconds: float
+    done: int
+    total: int
+
+    def __new__(cls, text: str, *, stage: str | None, done: int, total: int, seconds: float = 0.0) -> StageProgress:
+        line = super().__new__(cls, text)
+        line.stage, line.done, line.total, line.seconds = stage, done, total, seconds
+        return line
+
+
 class _QuietBar:
     def __init__(self, total: int | None = None, initial: int = 0, **_: Any):
         self.total = total

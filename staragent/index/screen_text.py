@@ -371,9 +371,9 @@ class TextTracker:
         track.end = time
         self.closed.append(track)
 
-    def finish(self, time: float) -> list[OcrLine]:
+    def finish(self, time: float) -> tuple[list[OcrLine], dict]:
         """Every line read, the ones still on screen ending at ``time``, ordered by when they
-        appeared and then top to bottom."""
+        appeared and then top to bottom; and the work it took."""
         for track in list(self.open):
             self._close(track, time)
         lines = [
@@ -381,7 +381,7 @@ class TextTracker:
             for t in self.closed
             if t.text is not None
         ]
-        return sorted(lines, key=lambda line: (line.start, round(line.box[1] * 40), line.box[0]))
+        return sorted(lines, key=lambda line: (line.start, round(line.box[1] * 40), line.box[0])), vars(self.stats)
 
 
 def _overlaps(quad: np.ndarray, top: float, bottom: float) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +23,13 @@ import numpy as np
 
 from .. import media
 from ..config import Settings
+from ..faults import marker
 from ..fsutil import append_jsonl, atomic_dir, atomic_path, read_jsonl, repair_jsonl, write_json, write_jsonl
 from ..media import SAMPLE_RATE, MediaInfo
 from ..records import Keyframe, OcrLine, SpeechLine
 from .fingerprint import file_fingerprint
 from .store import read_keyframe, read_pcm
-from .subtitles import parse_subtitles
+from .subtitles import dropped_text, fit_to_video, parse_subtitles
 
 # Keyframe selection on the downscaled grey frames: a pixel "changed" when it moved by 10 % of the
 # range; new content is "settled" once consecutive frames agree.
@@ -157,7 +159,8 @@ def run_vad(ctx: BuildContext) -> dict:
 
 def _speech_params(ctx: BuildContext) -> dict:
     if ctx.subtitles is not None:  # the subtitles' content, not their file name (a renamed copy is the same)
-        return {"source": f"subtitles:{ctx.subtitles.kind}", "fingerprint": ctx.subtitles.fingerprint}
+        # fitted: cues are cut to the video's span (those wholly outside it dropped) since this was added
+        return {"source": f"subtitles:{ctx.subtitles.kind}", "fingerprint": ctx.subtitles.fingerprint, "fitted": True}
     if not ctx.info.has_audio:
         return {"source": "none"}  # nothing to listen to: no recogniser is loaded
     backend = stage_backend(ctx, "asr")
@@ -171,15 +174,19 @@ def run_speech(ctx: BuildContext) -> dict:
     if ctx.subtitles is not None:
         if ctx.subtitles.kept:  # reached only when a stage before speech changed; the kept lines still hold
             return {"source": ctx.subtitles.describe(), "lines": len(read_jsonl(ctx.path("speech.jsonl")))}
+        dropped: Counter = Counter()
         if ctx.subtitles.kind == "file":
-            lines = parse_subtitles(ctx.subtitles.path)
+            lines = parse_subtitles(ctx.subtitles.path, dropped)
         else:
             lines = [
                 SpeechLine(start=a, end=b, text=t, source=ctx.subtitles.describe())
                 for a, b, t in media.read_subtitle_stream(ctx.video, ctx.subtitles.stream)
             ]
+        lines = fit_to_video(lines, ctx.info.duration, dropped)
+        if dropped:
+            log.warning("subtitles of %s: %s", ctx.video.name, dropped_text(dropped))
         write_jsonl(ctx.path("speech.jsonl"), [line.model_dump(exclude_none=True) for line in lines])
-        return {"source": ctx.subtitles.describe(), "lines": len(lines)}
+        return {"source": ctx.subtitles.describe(), "lines": len(lines), **({"cue_problems": dict(dropped)} if dropped else {})}
     if not ctx.info.has_audio:
         write_jsonl(ctx.path("speech.jsonl"), [])
         return {"source": "none (the video has no audio)", "lines": 0}
@@ -233,6 +240,7 @@ def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[An
                 continue
             out = work(item)
             append_jsonl(partial, {"i": i, "out": out})
+            marker(f"index.item.{stage}")
             results.append(out)
             bar.update(1)
     return results
@@ -417,8 +425,9 @@ def _ocr_params(ctx: BuildContext) -> dict:
     return params
 
 
-OCR_PIECE_SECONDS = 120.0
-"""the OCR pass is checkpointed every this many seconds of video (a killed build resumes there)"""
+OCR_PIECES, OCR_PIECE_SECONDS = 30, 10.0
+"""the OCR pass is checkpointed in about this many pieces of at least this many seconds each (a
+killed build resumes at the piece it was in)"""
 
 
 def run_ocr(ctx: BuildContext) -> dict:
@@ -433,20 +442,24 @@ def run_ocr(ctx: BuildContext) -> dict:
     s = ctx.settings.index
     reader = stage_expert(ctx, "ocr")
     duration = max(ctx.info.duration, 1e-3)
-    bounds = [round(float(t), 3) for t in np.arange(0.0, duration, OCR_PIECE_SECONDS)] + [round(duration, 3)]
+    length = max(OCR_PIECE_SECONDS, np.ceil(duration / OCR_PIECES / 10) * 10)
+    bounds = [round(float(t), 3) for t in np.arange(0.0, duration, length)] + [round(duration, 3)]
     pieces = list(zip(bounds, bounds[1:]))
     feed = FrameFeed(ctx.video, s.ocr_fps, s.decode_nonref)
 
     def read(piece: tuple[float, float]) -> dict:
+        # each piece is followed from scratch, so that a resumed build reads exactly what an
+        # uninterrupted one does; what stays on screen across a boundary is read again there
         tracker = TextTracker(reader, step=1.0 / s.ocr_fps, detect_width=s.ocr_detect_width, min_score=s.ocr_min_score)
         for frame in feed.between(*piece):
             if ctx.progress.cancel.is_set():  # another stage failed: stop now, not at the end of the piece
                 raise BuildCancelled("the build was cancelled")
             tracker.feed(frame.time, cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY), frame.image)
-        return {"lines": [line.model_dump() for line in tracker.finish(piece[1])], "stats": vars(tracker.stats)}
+        lines, stats = tracker.finish(piece[1])
+        return {"lines": [line.model_dump() for line in lines], "stats": stats}
 
     try:
-        results = _checkpointed(ctx, "ocr", pieces, read, desc="ocr", unit=f"×{OCR_PIECE_SECONDS:.0f} s")
+        results = _checkpointed(ctx, "ocr", pieces, read, desc="ocr", unit=f"×{length:.0f} s")
     finally:
         feed.close()
     stats = TrackerStats()
@@ -457,7 +470,7 @@ def run_ocr(ctx: BuildContext) -> dict:
     finish_checkpoint(ctx, "ocr")
     model = "+".join(ctx.settings.models.ocr_languages) if stage_backend(ctx, "ocr") == "easyocr" else "pp-ocr"
     return {
-        "backend": reader.name, "model": f"{reader.name}:{model}", "lines": len(lines), "frames_sampled": stats.frames,
+        "backend": reader.name, "model": f"{reader.name}:{model}", "lines": len(lines), "pieces": len(pieces), "frames_sampled": stats.frames,
         "frames_examined": stats.examined, "detector_runs": stats.detections, "lines_recognised": stats.recognised,
     }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -20,6 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..fsutil import process_alive
+
+PREFIX = "staragent-run-"
 
 def _mountinfo() -> list[tuple[str, str, str, set[str]]]:
     """(root inside the hierarchy, mount point, filesystem type, super options) of every mount."""
@@ -129,7 +133,7 @@ class RunCgroup:
 
     @classmethod
     def _make(cls, version: str, memory_base: Path, pids_base: Path | None, memory_bytes: int, max_tasks: int) -> RunCgroup | None:
-        name = f"staragent-run-{os.getpid()}-{secrets.token_hex(4)}"
+        name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         group = cls(version, memory_base / name, pids_base / name if pids_base else None)
         try:
             for folder in group.folders():
@@ -204,3 +208,22 @@ class RunCgroup:
             if attempt % 10 == 9:
                 self.kill()
             time.sleep(0.02)
+
+
+def remove_stale() -> int:
+    """Remove the run groups that processes killed before they could clean up left behind (their
+    name carries the process id that made them; a group of a live process is left alone). Returns
+    how many groups were removed."""
+    try:
+        bases = {folder for _, memory, pids in _candidates() for folder in (memory, pids) if folder is not None}
+    except OSError:
+        return 0
+    removed = 0
+    for base in bases:
+        with contextlib.suppress(OSError):
+            for folder in base.iterdir():
+                made_by = re.fullmatch(re.escape(PREFIX) + r"(\d+)-[0-9a-f]+", folder.name)
+                if made_by and folder.is_dir() and not process_alive(int(made_by[1])):
+                    RunCgroup("v2" if (folder / "cgroup.kill").exists() else "v1", folder, None).remove()  # kills what is left inside
+                    removed += not folder.exists()
+    return removed

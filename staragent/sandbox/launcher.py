@@ -201,10 +201,12 @@ def _anonymous_memory(pids):
 
 def watch(config, child):
     """PID 1's loop: reap every process until the program ends; meanwhile count the processes and,
-    when asked to, kill them all once their memory passes the limit. Returns the program's wait
-    status, its resource usage, and what was seen."""
-    seen = {"memory_killed": False, "peak_processes": 0}
+    when asked to, kill them all once their memory passes the limit, or once the wall clock runs out
+    (the runner's clock ends runs first; this one holds should the runner be gone). Returns the
+    program's wait status, its resource usage, and what was seen."""
+    seen = {"memory_killed": False, "wall_killed": False, "peak_processes": 0}
     memory_cap = config.get("watch_memory_bytes")
+    deadline = time.monotonic() + config["wall_seconds"]
     while True:
         try:
             pid, status, usage = os.wait4(-1, os.WNOHANG)
@@ -219,6 +221,9 @@ def watch(config, child):
         if memory_cap and not seen["memory_killed"] and _anonymous_memory(others) > memory_cap:
             seen["memory_killed"] = True
             os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
+        if not seen["wall_killed"] and time.monotonic() >= deadline:
+            seen["wall_killed"] = True
+            os.kill(-1, signal.SIGKILL)
         time.sleep(WATCH_EVERY)
 
 

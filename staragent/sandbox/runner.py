@@ -8,6 +8,11 @@ What confines the code (each one is tested in ``tests/test_sandbox.py``):
 - no network: a new network namespace holds only a loopback device that is down;
 - no view of other processes: a new PID namespace (and a fresh /proc); when the program ends, or the
   wall clock runs out, the whole namespace is killed, children included;
+- no life of its own: the sandbox dies with the process that started it (a parent-death signal on
+  ``unshare``, which kills the launcher, PID 1 of the namespace, with it; ``bwrap --die-with-parent``),
+  even when that process is killed with SIGKILL; and the launcher keeps a wall clock of its own,
+  a little longer than ours, should nobody be left to enforce ours. Folders and control groups
+  that a killed process could not remove are removed by the next run (``remove_stale``);
 - a filesystem of its own (``view.py``): an allow-list of the system folders and the Pythons in use,
   read-only; nothing else of the host (``/tmp``, ``/var``, ``/run``, homes, the project, staragent's
   cache and config, the Unix sockets in them) exists for it. The program runs as a throw-away user id
@@ -30,10 +35,12 @@ works the sandbox refuses to run anything.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -48,7 +55,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..errors import ToolError
+from ..faults import marker
+from ..fsutil import process_alive
 from .cgroup import RunCgroup
+from .cgroup import remove_stale as remove_stale_groups
 from .view import filesystem_view, interpreters
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
@@ -57,6 +67,13 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 MB = 1024 * 1024
 # Processes of a run besides the program's: unshare or bwrap, and the launcher.
 RUN_OVERHEAD = 2
+# The launcher's own clock runs this much longer than the runner's: it only matters when the runner is gone.
+INNER_CLOCK_GRACE_S = 2.0
+PR_SET_PDEATHSIG = 1
+# Throw-away folders carry the process id that made them, so a later run can tell which are stale
+# (those of older versions do not: an hour-old one is stale).
+FOLDER = re.compile(r"staragent-(?:code|probe)-(?:(\d+)-)?[^/]+")
+UNNAMED_STALE_AFTER_S = 3600.0
 # Run the code as __main__ with the caller's inputs bound to ``inputs`` (also in inputs.json).
 PYTHON_BOOTSTRAP = (
     "import builtins, json, os, runpy, sys\n"
@@ -203,6 +220,7 @@ def _config(workdir: str, argv: list[str], limits: Limits, method: str, uid: int
         "cpu_seconds": limits.cpu_seconds, "address_space_mb": 2 * limits.memory_mb, "max_file_mb": limits.max_file_mb,
         "nproc": _process_limit(limits.max_processes, uid, group),
         "watch_memory_bytes": None if group is not None else limits.memory_mb * MB,
+        "wall_seconds": limits.wall_seconds + INNER_CLOCK_GRACE_S,
     }
 
 
@@ -219,7 +237,7 @@ def probe(method: str) -> str | None:
             return "bubblewrap (bwrap) is not installed"
     else:
         return f"unknown sandbox method {method!r}"
-    with tempfile.TemporaryDirectory(prefix="staragent-probe-") as workdir:
+    with tempfile.TemporaryDirectory(prefix=f"staragent-probe-{os.getpid()}-") as workdir:
         try:
             view = filesystem_view(interpreters(None), workdir)
         except ToolError as exc:
@@ -227,7 +245,7 @@ def probe(method: str) -> str | None:
         config = _config(workdir, ["/bin/true"], Limits(), method, None, view, 2) | {"probe": True}
         try:
             done = subprocess.run(_command(method, config), input=json.dumps(config), capture_output=True, text=True, timeout=30,
-                                  env={"PATH": SAFE_PATH})
+                                  env={"PATH": SAFE_PATH}, preexec_fn=_dies_with(os.getpid()))
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"{method} failed to start: {exc}"
     if done.returncode != 0:
@@ -282,7 +300,7 @@ class _Ending:
 
     def limit(self, limits: Limits) -> str | None:
         facts = self.facts or {}
-        if self.timed_out:
+        if self.timed_out or facts.get("wall_killed"):
             return "wall time"
         if self.flooded:
             return "output"
@@ -326,10 +344,11 @@ def run_code(
             raise ToolError(f"the inputs are {size:,} bytes as JSON, more than the {limits.max_inputs_bytes:,} execute_code accepts "
                             "(toolset.sandbox.max_inputs_bytes); pass a smaller excerpt or raise that setting")
     chosen = choose_method(method)
+    remove_stale()
     uid = _identity()
     argv = _interpreter(python) if kind == "python" else ["/bin/bash", "--noprofile", "--norc", "main.sh"]
     # An empty folder: under unshare the launcher builds the run's filesystem on it; the work directory has its path.
-    mountpoint = tempfile.mkdtemp(prefix="staragent-code-")
+    mountpoint = tempfile.mkdtemp(prefix=f"staragent-code-{os.getpid()}-")
     report_read, report_write = os.pipe()
     group = RunCgroup.create(limits.memory_mb * MB, limits.max_processes + RUN_OVERHEAD)
     try:
@@ -345,12 +364,44 @@ def run_code(
             os.rmdir(mountpoint)
 
 
+@functools.lru_cache(maxsize=1)
+def remove_stale() -> None:
+    """Once per process: remove the throw-away folders and control groups of runs whose process was
+    killed before it could (the ones of live processes are theirs)."""
+    for folder in Path(tempfile.gettempdir()).glob("staragent-*-*"):
+        made_by = FOLDER.fullmatch(folder.name)
+        with contextlib.suppress(OSError):  # only empty ones go: what a run mounted lived in its own namespace
+            if made_by and (not process_alive(int(made_by[1])) if made_by[1] else time.time() - folder.stat().st_mtime > UNNAMED_STALE_AFTER_S):
+                folder.rmdir()
+    remove_stale_groups()
+
+
+@functools.lru_cache(maxsize=1)
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _dies_with(parent: int, enter=None):
+    """A ``preexec_fn``: into the run's control group (``enter``), then killed by the kernel the
+    moment ``parent`` dies, SIGKILL included (checked once more after asking: it may be gone already)."""
+    prctl = _libc().prctl  # looked up here: the child does as little as it can between fork and exec
+
+    def preexec():
+        if enter is not None:
+            enter()
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
 def _start(command: list[str], report_write: int, group: RunCgroup | None) -> subprocess.Popen:
-    """Start the sandbox, inside the run's control group when there is one."""
+    """Start the sandbox, inside the run's control group when there is one, bound to our life."""
     with group.entry() if group is not None else contextlib.nullcontext() as enter:
         return subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"PATH": SAFE_PATH},
-            start_new_session=True, pass_fds=(report_write,), preexec_fn=enter,
+            start_new_session=True, pass_fds=(report_write,), preexec_fn=_dies_with(os.getpid(), enter),
         )
 
 
@@ -379,17 +430,23 @@ def _supervise(command: list[str], config: dict, limits: Limits, method: str, re
     out = _Capped(proc.stdout, limits.max_output_bytes, kill)
     err = _Capped(proc.stderr, limits.max_output_bytes, kill)
     deadline, timed_out = started + limits.wall_seconds, False
-    while proc.poll() is None:
-        if group is not None and group.out_of_memory():
-            kill()  # the kernel killed one process for memory; the rest of the run goes with it
-            proc.wait()
-        elif time.monotonic() >= deadline:
-            timed_out = True
-            kill()
-            proc.wait()
-        else:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+    try:
+        marker("sandbox.started")
+        while proc.poll() is None:
+            if group is not None and group.out_of_memory():
+                kill()  # the kernel killed one process for memory; the rest of the run goes with it
+                proc.wait()
+            elif time.monotonic() >= deadline:
+                timed_out = True
+                kill()
+                proc.wait()
+            else:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+    except BaseException:  # Ctrl-C or SIGTERM: the run ends with us
+        kill()
+        proc.wait()
+        raise
     stdout, stderr = out.text(5), err.text(5)
     ending = _Ending(
         exit_code=proc.returncode if proc.returncode >= 0 else 128 - proc.returncode, timed_out=timed_out, flooded=out.over or err.over,

@@ -62,9 +62,10 @@ class ToolRegistry:
             self.add(tool)
 
     @classmethod
-    def discover(cls, plugins: bool = True) -> ToolRegistry:
-        """The built-in tools, then the plug-ins in entry-point order. A plug-in never replaces a
-        tool already there: a clash is skipped with a warning naming both."""
+    def discover(cls, plugins: bool = True, settings: Settings | None = None) -> ToolRegistry:
+        """The built-in tools, then the plug-ins in entry-point order, then (given ``settings``)
+        the tools of the MCP servers in ``toolset.mcp_servers``. A plug-in never replaces a tool
+        already there: a clash is skipped with a warning naming both."""
         registry = cls()
         for target in BUILTIN_TOOLS:
             registry.add(_load(target)(), origin="built-in")
@@ -75,6 +76,14 @@ class ToolRegistry:
                     registry.add(tool_cls(), origin=f"plugin {ep.value}")
                 except Exception as exc:  # a broken plug-in must not take the agent down
                     log.warning("skipping plug-in tool %r: %s", name, exc)
+            if settings is not None and settings.toolset.mcp_servers:
+                from .mcp_servers import mcp_tools
+
+                for origin, tool in mcp_tools(settings):
+                    try:
+                        registry.add(tool, origin=origin)
+                    except ToolError as exc:
+                        log.warning("skipping MCP tool %r: %s", tool.name, exc)
         return registry
 
     def add(self, tool: Tool, origin: str = "custom") -> None:

@@ -58,9 +58,15 @@ def gather(index, start: float, end: float) -> list[Point]:
     """What the range holds in words: speech sentences, distinct on-screen lines, captions, sounds."""
     points = []
     for line in index.speech_between(start, end):
-        for sentence in _SENTENCE_END.split(line.text.strip()):
+        text = line.text.strip()
+        offset = 0
+        for sentence in _SENTENCE_END.split(text):
             if sentence.strip():
-                points.append(Point(**span(line.start, line.end), modality="speech", text=sentence.strip()))
+                # a long line's sentences get times in proportion to where they stand in it
+                a = line.start + (line.end - line.start) * offset / max(1, len(text))
+                b = line.start + (line.end - line.start) * (offset + len(sentence)) / max(1, len(text))
+                points.append(Point(**span(a, b), modality="speech", text=sentence.strip()))
+            offset += len(sentence) + 1
     seen = set()
     for line in index.ocr_between(start, end):
         if line.text not in seen:
@@ -75,8 +81,10 @@ def gather(index, start: float, end: float) -> list[Point]:
 
 
 def extractive(points: list[Point], sentences: int) -> list[Point]:
-    """The ``sentences`` points whose words recur most across the material (the range's gist),
-    preferring speech and on-screen text, in time order."""
+    """``sentences`` points that cover the range from beginning to end: the range is cut into that
+    many equal stretches, and from each the point whose words recur most across the material (its
+    gist) is picked, preferring speech and on-screen text that appears there first (a new title or
+    slide); in time order. Stretches with nothing in them leave their place to the others."""
     counts: dict[str, int] = {}
     tokens = [set(tokenize(p.text)) for p in points]
     for toks in tokens:
@@ -90,9 +98,28 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
         centrality = sum(counts[t] for t in toks) / math.sqrt(len(toks))
         return centrality * {"speech": 1.0, "ocr": 0.9, "caption": 0.9}.get(points[i].modality, 0.4)
 
-    ranked = sorted(range(len(points)), key=lambda i: -score(i))
-    chosen = sorted(ranked[:sentences])
-    return [points[i] for i in chosen if tokens[i]]
+    timed = [i for i in range(len(points)) if points[i].start is not None and tokens[i]]
+    untimed = [i for i in range(len(points)) if points[i].start is None and tokens[i]]
+    chosen: list[int] = []
+    if timed:
+        # a stretch gives a title and its gist when there is text on screen: half as many stretches then
+        stretches = max(1, sentences // 2) if any(points[i].modality == "ocr" for i in timed) else sentences
+        lo, hi = min(points[i].start for i in timed), max(points[i].end or points[i].start for i in timed)
+        width = (hi - lo) / stretches or 1.0
+        bins: dict[int, list[int]] = {}
+        for i in timed:
+            bins.setdefault(min(stretches - 1, int((points[i].start - lo) / width)), []).append(i)
+        for _, members in sorted(bins.items()):
+            # the first text that appears in the stretch (a new title or slide), and its gist in
+            # words (what is said, else what is shown, else heard); the first sentence counts a little more
+            shown = [i for i in members if points[i].modality == "ocr"]
+            worded = [i for i in members if points[i].modality not in ("audio", "ocr")] or shown or members
+            best = max(worded, key=lambda i: score(i) * (1.2 if i == min(worded) else 1.0))
+            chosen += [i for i in dict.fromkeys([*shown[:1], best])]
+    chosen = list(dict.fromkeys(chosen))[:sentences]
+    spare = sorted((i for i in timed + untimed if i not in chosen), key=lambda i: -score(i))
+    chosen += spare[: max(0, sentences - len(chosen))]
+    return [points[i] for i in sorted(chosen, key=lambda i: (points[i].start is None, points[i].start or 0.0, i))]
 
 
 class SummarizeSegment(Tool):

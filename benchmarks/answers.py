@@ -1,0 +1,81 @@
+"""Answer quality on real media: the fact questions of ``../shared/eval/dev_qa.json`` (or the file
+``STARAGENT_EVAL`` names), asked of each agent given (``profile:offline`` by default), run and scored
+by ``staragent bench`` (dataset kind ``factqa``): accuracy overall, by kind and by video, tool calls per
+question, seconds per answer. A run resumes where a killed one stopped; ``--fresh`` starts over.
+
+    python benchmarks/answers.py [profile:offline ...] [--fresh]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from common import ROOT, WORK, save, summary
+
+DEV_SET = ROOT.parent / "shared" / "eval" / "dev_qa.json"
+
+
+def dev_set() -> Path | None:
+    path = Path(os.environ.get("STARAGENT_EVAL") or DEV_SET)
+    return path if path.is_file() else None
+
+
+def run_agent(spec: str, dataset, fresh: bool) -> dict:
+    from staragent.bench.agents import make_agent
+    from staragent.bench.runner import load_run, run_benchmark
+    from staragent.bench.scoring import score_run
+    from staragent.config import load_settings
+
+    out = WORK / "answers" / spec.replace(":", "-").replace(",", "_")
+    if fresh:
+        shutil.rmtree(out, ignore_errors=True)
+    settings = load_settings(cache_dir=WORK / "cache-answers", progress=False)
+    agent = make_agent(spec, settings)
+    started = time.perf_counter()
+    run_benchmark(dataset, agent, out, dataset_spec=dataset.source, agent_spec=spec)
+    seconds = time.perf_counter() - started
+    summaries = score_run(out, judge=None, metrics=["factqa"])
+    _, samples, records = load_run(out)
+    scored = {(s.sample_id, s.meta.get("scored_turn", 0)) for s in samples}
+    answers = [r for r in records if r.key in scored]
+    return {
+        "agent": spec,
+        "run_dir": str(out.relative_to(ROOT)),
+        "factqa": summaries["factqa"],
+        "tool_calls_per_question": summary([len(r.trajectory) for r in answers]),
+        "answered_after_a_tool_call": sum(1 for r in answers if r.trajectory),
+        "seconds_per_answer": summary([r.latency_s for r in answers]),
+        "tokens": {"prompt": sum(r.tokens.input for r in answers), "completion": sum(r.tokens.output for r in answers)},
+        "wall_seconds": seconds,
+    }
+
+
+def main(*args) -> dict | None:
+    from staragent.bench.datasets import load_dataset
+
+    words = [str(a) for a in args]
+    fresh = "--fresh" in words
+    specs = [w for w in words if not w.startswith("--")] or ["profile:offline"]
+    path = dev_set()
+    if path is None:
+        print(f"answers: no dev set at {DEV_SET} (set STARAGENT_EVAL to the fact-question file); skipped", flush=True)
+        return None
+    dataset = load_dataset(path)
+    runs = []
+    for spec in specs:
+        result = run_agent(spec, dataset, fresh)
+        f = result["factqa"]
+        print(f"answers {spec}: {f['right']}/{f['n']} right ({f['accuracy']}%)", flush=True)
+        runs.append(result)
+    data = {"command": "python benchmarks/run.py answers", "dataset": str(path.relative_to(ROOT.parent)) if path.is_relative_to(ROOT.parent) else str(path),
+            "questions": len(dataset.samples), "runs": runs}
+    save("answers_cpu", data)
+    return data
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

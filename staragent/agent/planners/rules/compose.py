@@ -1,0 +1,473 @@
+"""The offline planner's answer: composed from the best evidence the tools found, with its timestamps.
+
+The answer leads with what the question asks for (a moment, a count, a computed amount, the words
+said right after a quote, an overview), then quotes the lines that support it, each with where it
+was said, shown or heard. It says plainly when the video does not hold the answer: nothing is said
+at all, the role asked about is never named, the kind of answer asked for is nowhere, or most of the
+question's words are nowhere; and, without a model that sees pictures, that it cannot tell what the
+pictures show.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ....index.text import tokenize
+from ....schema import Evidence
+from ....timecodes import format_range, format_time
+from .arithmetic import currency, values
+from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
+from .focus import Span, named_spans, ranges_read
+from .intents import intent_answer
+from .question import TYPE_WORDS, Question
+from .ranking import MONTH_DAY, Scored, beyond_question, has_type, matched, person_names, quote_share, rank
+
+WHERE = {"ocr": "On screen", "speech": "Said", "audio": "Heard", "caption": "Seen", "visual": "Seen", "web": "Found on the web",
+         "memory": "Remembered", "other": "Found"}
+LISTED = 12  # lines quoted for "what is said between 0:30 and 0:45?"
+_ROLE_WORDS = {
+    "narrator": ("narrat", "read by", "reader", "voice"), "reader": ("read by", "reader", "narrat"),
+    "speaker": ("speaker", "my name is", "i am", "i'm"), "presenter": ("present", "host"), "host": ("host", "present"),
+    "author": ("author", "written by", "by "), "writer": ("writ", "author"), "director": ("direct",), "producer": ("produc",),
+    "composer": ("compos", "music"), "singer": ("sing", "vocal"), "designer": ("design",), "creator": ("creat",),
+    "user": ("user", "account"), "voice": ("voice", "narrat"),
+}
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+LONG_LINE = 30  # words: a longer line is quoted by its sentences that bear on the question
+
+
+def excerpt(text: str, q: Question | None) -> str:
+    """A long line's sentences that bear on the question (the best one and the one after it, which
+    often completes it: "the age of wisdom. It was the age of foolishness"); a short line whole."""
+    parts = _SENTENCE.split(text.strip())
+    if q is None or len(parts) <= 2 or len(text.split()) <= LONG_LINE:
+        return text
+    wanted = q.focus_tokens
+    scores = [len(matched(wanted, set(tokenize(p)))) + 3 * max((quote_share(x, p) for x in q.quoted), default=0.0)
+              + 2 * has_type(beyond_question(p, q), q.answer_type) for p in parts]
+    best = max(range(len(parts)), key=lambda i: (scores[i], -i))
+    if scores[best] == 0:
+        best = 0
+    lo, hi = best, min(best + 2, len(parts))
+    return ("… " if lo else "") + " ".join(parts[lo:hi]) + (" …" if hi < len(parts) else "")
+
+
+def _sentence(group: list[Evidence], q: Question | None) -> str:
+    e = group[0]
+    quoted = " · ".join(f"“{excerpt(x.text, q)}”" if x.modality in ("ocr", "speech") else x.text for x in group)
+    end = "" if quoted.rstrip("”").endswith((".", "!", "?", "…")) else "."
+    return f"{WHERE.get(e.modality, 'Found')} at {format_range(e.start, e.end)}: {quoted}{end}"
+
+
+def sentences(cited: list[Evidence], q: Question | None = None) -> list[str]:
+    groups: dict[tuple, list[Evidence]] = {}
+    for e in sorted(cited, key=lambda x: x.start):
+        groups.setdefault((e.modality, round(e.start, 1), round(e.end, 1)), []).append(e)
+    return [_sentence(g, q) for g in groups.values()]
+
+
+def _search_ranks(turn: Turn) -> dict[tuple, int]:
+    """For each line found this turn, the best rank (1 = best) of a search hit whose span it lies in:
+    the hybrid search weighs meaning as well as words, so its order is worth a little."""
+    hits = [(place, float(hit["start"]), float(hit["end"])) for step in turn.called(SEARCH)
+            for place, hit in enumerate((step.result or {}).get("results") or [], start=1) if isinstance(hit, dict) and "start" in hit]
+    ranks: dict[tuple, int] = {}
+    for e in turn.evidence():
+        places = [place for place, a, b in hits if e.start < b and e.end > a]
+        if places:
+            ranks[e.key()] = min(places)
+    return ranks
+
+
+def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
+    q = turn.question
+    wanted = q.focus_tokens if focus else q.tokens
+    wanted = (wanted - TYPE_WORDS) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
+    read = [e for e in turn.evidence() if e.source != SEARCH]
+    # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
+    edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
+    scored = rank(q, read or turn.evidence(), wanted=wanted, focus=focus, search_rank=_search_ranks(turn), edge=edge)
+    if not scored and read:  # nothing read matches: what search saw elsewhere may still
+        scored = rank(q, turn.evidence(), wanted=wanted, focus=focus, search_rank=_search_ranks(turn), edge=edge)
+    asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
+    if asked and any(s.evidence.modality in asked for s in scored):
+        scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
+    return scored
+
+
+def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
+    """The best line, and the lines beside it that add a word of the question or the kind of
+    answer asked for; not competing figures ("Pallets in stock: 6987" answers, "ships 1243 orders a
+    day" beside it would only confuse)."""
+    q = turn.question
+    if not scored:
+        return []
+    best = scored[0].evidence
+    chosen = [best]
+    covered = matched(q.tokens, set(tokenize(best.text)))
+    for s in scored[1:]:
+        e = s.evidence
+        if len(chosen) >= limit:
+            break
+        near = abs(e.start - best.start) <= 30
+        adds = matched(q.tokens, set(tokenize(e.text))) - covered
+        competing = q.operation is None and has_type(best.text, q.answer_type) and has_type(e.text, q.answer_type)
+        if competing and q.answer_type in ("money", "percent", "number", "duration", "time"):
+            continue
+        fuller = q.answer_type in ("date", "when") and bool(MONTH_DAY.search(e.text)) and not MONTH_DAY.search(best.text)
+        if near and (adds or fuller or has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)):
+            chosen.append(e)
+            covered |= adds
+    return chosen
+
+
+# ------------------------------------------------------------------ answers of particular kinds
+
+
+def _visual_refusal(turn: Turn) -> tuple[str, list[Evidence]]:
+    scored = _ranked(turn, named_spans(turn))
+    text = ("I cannot tell: I cannot see what the pictures show. This profile reads only the speech, "
+            "the text on screen and the sounds of the video, and none of them says it.")
+    close = [s.evidence for s in scored[:1] if s.share >= 0.5]
+    if close:
+        text += " The closest thing they hold: " + " ".join(sentences(close, turn.question))
+    return text, close
+
+
+def _overview(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]]:
+    step = next(iter(turn.called(SUMMARY)[::-1]), None)
+    if step is None or step.error or not (step.result or {}).get("summary"):
+        scored = _ranked(turn, focus)
+        cited = sorted((s.evidence for s in scored[:6]), key=lambda e: e.start)
+        if not cited:
+            why = f" ({step.error})" if step is not None and step.error else ""
+            return f"I found nothing said, shown or heard to summarise{why}.", []
+        return "What I found, in order: " + " ".join(sentences(cited, turn.question)), cited
+    result = step.result
+    where = result.get("timestamp") or ""
+    whole = turn.duration and where.startswith("0:00-") and focus is None
+    head = f"The whole video ({format_time(turn.duration)})" if whole else f"The part at {where}"
+    return f"{head}, from beginning to end: {result['summary']}", step.evidence
+
+
+def _names_in(texts: list[str], exclude: set[str]) -> list[str]:
+    """Person names written in ``texts`` (a credits card, a list), each once."""
+    found = []
+    for text in texts:
+        for name in person_names(text):
+            if name.lower() not in exclude and name not in found:
+                found.append(name)
+    return found
+
+
+def _count_names(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]] | None:
+    """How many people a card or list names: the names shown with the line the question points at."""
+    q = turn.question
+    scored = _ranked(turn, focus)
+    shown = [s.evidence for s in scored if s.evidence.modality == "ocr"]
+    if not shown:
+        return None
+    head = shown[0]
+    beside = [e for e in turn.evidence() if e.modality == "ocr" and e.start < head.end and e.end > head.start]
+    heading = set(tokenize(head.text)) | set(tokenize(" ".join(q.quoted)))
+    names = _names_in([e.text for e in beside if not set(tokenize(e.text)) <= heading], {w.lower() for w in q.quoted})
+    if not names:
+        return None
+    cited = [head] + [e for e in beside if e is not head and any(n in e.text for n in names)]
+    return f"{len(names)} people are named there ({', '.join(names)}). " + " ".join(sentences(cited[:LISTED], turn.question)), cited[:LISTED]
+
+
+def _count_mentions(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    q = turn.question
+    wanted = q.focus_tokens - set(tokenize("times often mentioned mention say said shown appear heard come"))
+    if not wanted:
+        return None
+    lines = [e for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr") and matched(wanted, set(tokenize(e.text))) == wanted]
+    what = " ".join(w for w in q.subject if set(tokenize(w)) & wanted) or " ".join(sorted(wanted))
+    spoken = [e for e in lines if e.modality == "speech"]
+    shown = list({e.text: e for e in lines if e.modality == "ocr"}.values())
+    if not spoken and not shown:
+        return f"“{what}” is never said or shown in this video, as far as its speech and on-screen text go.", []
+    parts = []
+    if spoken:
+        times = sum(max(1, len(re.findall(rf"\b{re.escape(w)}", e.text.lower()))) for e in spoken for w in [what.lower()]) if " " not in what else len(spoken)
+        parts.append(f"“{what}” is said {times} time{'s' * (times != 1)} (at {', '.join(format_time(e.start) for e in spoken)})")
+    if shown:
+        parts.append(f"shown on screen in {len(shown)} place{'s' * (len(shown) != 1)} (from {', '.join(format_time(e.start) for e in shown)})")
+    return "; ".join(parts) + ".", (spoken + shown)[:LISTED]
+
+
+def _speech_lines(turn: Turn) -> list[Evidence]:
+    return sorted((e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH), key=lambda e: e.start)
+
+
+def _after_quote(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """What is said right after (or before) words the question quotes."""
+    q = turn.question
+    lines = sorted({e.text: e for e in turn.evidence() if e.modality == "speech"}.values(), key=lambda e: e.start)
+    best = max(((quote_share(quote, e.text), i, quote) for i, e in enumerate(lines) for quote in q.quoted), default=None)
+    if best is None or best[0] < 0.6:
+        return None
+    _, i, quote = best
+    line = lines[i]
+    if q.relation == "before":
+        text = line.text.lower().split(quote.lower())[0].strip(" ,;.") if quote.lower() in line.text.lower() else ""
+        cited = [lines[i - 1]] if not text and i > 0 else [line]
+        return f"Right before “{quote}”: " + " ".join(sentences(cited, turn.question)), cited
+    lower = line.text.lower()
+    rest = line.text[lower.index(quote.lower()) + len(quote):].strip(" ,;:.") if quote.lower() in lower else ""
+    cited = [line]
+    if len(rest.split()) < 4 and i + 1 < len(lines):
+        cited.append(lines[i + 1])
+    lead = f"Right after “{quote}” comes “{rest}”" + ("" if len(cited) == 1 else f", then “{lines[i + 1].text}”") if rest else \
+        f"Right after “{quote}” comes “{lines[i + 1].text}”" if i + 1 < len(lines) else f"“{quote}” ends what is said"
+    return f"{lead}. " + " ".join(sentences(cited, turn.question)), cited
+
+
+def _first_appearance(e: Evidence, evidence: list[Evidence]) -> float:
+    """When the text of ``e`` first appeared, in the run of lines holding the same words around it."""
+    words = set(tokenize(e.text))
+    same = sorted((o for o in evidence if o.modality == e.modality and o.source != SEARCH and set(tokenize(o.text)) == words),
+                  key=lambda o: o.start)  # a search's line carries its whole segment's times, not the line's
+    if e.source == SEARCH and same:
+        e = min(same, key=lambda o: abs(o.start - e.start))
+    start = e.start
+    for o in reversed([o for o in same if o.start <= e.start]):
+        if o.end >= start - 1.5:
+            start = min(start, o.start)
+    return start
+
+
+def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple[str, list[Evidence]] | None:
+    """When the thing asked about happens: the start (or end) of the line that best names it; for
+    "when does it start?" the moment the previous answer cited; for a named part with nothing
+    matching, the first thing said or shown in it."""
+    q = turn.question
+    own = [w for w in q.focus_tokens if w not in set(tokenize(" ".join(q.carried)))]
+    if (q.refers_back or q.follow_up) and not own and turn.previous_evidence:
+        lead = turn.previous_evidence[0]
+        moment = lead.start if q.moment_edge == "start" else lead.end
+        return f"At {format_time(moment)}. " + " ".join(sentences([lead], turn.question)), [lead]
+    if scored and scored[0].share >= 0.3:
+        best = scored[0].evidence
+        if has_type(beyond_question(best.text, q), "time") and q.answer_type in ("when", "time"):
+            return None  # the line states a time of its own ("First shift: 06:45"): quote it
+        moment = _first_appearance(best, turn.evidence()) if q.moment_edge == "start" else best.end
+        return f"At {format_time(moment)}. " + " ".join(sentences([best], turn.question)), [best]
+    if focus:
+        inside = sorted((e for e in turn.evidence() if e.source != SEARCH and any(e.start < b and e.end > a for a, b in focus)
+                         and e.modality in ("speech", "ocr")), key=lambda e: e.start)
+        if inside:
+            first = inside[0]
+            return f"At {format_time(first.start)}. " + " ".join(sentences([first], turn.question)), [first]
+    return None
+
+
+def _nothing_said(turn: Turn) -> str | None:
+    """For a question about what is said: that nothing is, when no speech was found anywhere read."""
+    q = turn.question
+    if "speech" not in q.wants or q.wants & {"ocr", "audio"} or q.quoted:
+        return None
+    read = ranges_read(turn, (SPEECH,))
+    if not read.get(SPEECH) or _speech_lines(turn) or any(e.modality == "speech" for e in turn.evidence()):
+        return None
+    notes = [s.result.get("note") for s in turn.called(SPEECH) if s.result and s.result.get("note")]
+    why = f" ({notes[0]})" if notes else ""
+    return f"Nothing is said there: I found no speech in this video where the question points{why}, so there are no words to report."
+
+
+def _named_person(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """For a "who"/"whose" question none of whose words the video holds: the person it names most
+    (longest on screen, or most often said), said as what it is, not as a match for the words."""
+    q = turn.question
+    if q.answer_type != "person" or q.role:
+        return None
+    asked = {w.lower() for w in q.keywords}
+    presence: dict[str, float] = {}
+    where: dict[str, Evidence] = {}
+    for e in turn.evidence():
+        for name in _names_in([e.text], asked):
+            presence[name] = presence.get(name, 0.0) + max(0.5, e.end - e.start)
+            where.setdefault(name, e)
+    if not presence:
+        return None
+    name = max(presence, key=presence.get)
+    e = where[name]
+    spans = [o for o in turn.evidence() if name in o.text]
+    first, last = min(o.start for o in spans), max(o.end for o in spans)
+    how = "shown on screen" if e.modality == "ocr" else "named"
+    return (f"The person this video names is {name} ({how} from {format_time(first)} to {format_time(last)}); nothing in it "
+            f"ties a person to “{' '.join(q.subject)}” more directly. " + " ".join(sentences([e], q))), [e]
+
+
+def _role_missing(turn: Turn, cited: list[Evidence]) -> str | None:
+    """For "who is the narrator?": that the video never names one, when no line found names that role."""
+    q = turn.question
+    if q.role is None:
+        return None
+    cues = _ROLE_WORDS.get(q.role, (q.role,))
+    everything = " ".join(e.text.lower() for e in turn.evidence())
+    if any(cue in everything for cue in cues):
+        return None
+    named = _names_in([e.text for e in cited], set())
+    beside = f" It names {', '.join(named)}, but not as the {q.role}." if named else ""
+    return f"The video does not say who the {q.role} is: nothing said or shown in it names a {q.role}.{beside}"
+
+
+def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Span] | None) -> list[str]:
+    """The question's words that nothing found supports, when that means the video does not answer
+    it: most of its words appear nowhere in what the tools returned, or the kind of answer asked for
+    (a price, a name, a time) is in none of the lines and some of its words appear nowhere. Empty
+    when the question names a moment or refers back (what is there is the answer) or computes."""
+    q = turn.question
+    if not wanted or q.time_range or q.relation or q.follow_up or q.operation or q.between or q.quoted:
+        return []
+    seen: set[str] = set()
+    for e in turn.evidence():
+        if not focus or any(e.start < b and e.end > a for a, b in focus):
+            seen |= set(tokenize(e.text))
+    missing = wanted - matched(wanted, seen)
+    typed = q.answer_type is not None and any(has_type(beyond_question(e.text, q), q.answer_type) for e in cited)
+    untyped = q.answer_type in ("money", "percent", "date", "url", "person") and cited and not typed
+    # inside a part the question names, a line that holds any of its words (or the kind of answer) may answer
+    if focus:
+        lost = missing == wanted and not typed
+    elif typed and q.answer_type != "entity":  # the kind of answer asked for is there, beside some of the words
+        lost = missing == wanted
+    else:
+        lost = len(missing) * 2 > len(wanted)
+    if lost or (untyped and missing):
+        return [w for w in q.subject if set(tokenize(w)) & missing] or sorted(missing)
+    return []
+
+
+def _calculated(step: Step) -> tuple[str, str] | None:
+    """``(value, expression)`` of a calculator step."""
+    result = step.result or {}
+    expression = str(result.get("expression") or step.args.get("expression", ""))
+    if "text" in result:
+        return str(result["text"]), expression
+    value = result.get("result")
+    return (str(value), expression) if value is not None else None
+
+
+def _recalled(turn: Turn) -> list[str]:
+    """Notes of this conversation that share most of the question's words."""
+    found = []
+    for step in turn.called(MEMORY):
+        for note in (step.result or {}).get("notes") or []:
+            if len(matched(turn.question.tokens, set(tokenize(note["text"])))) >= max(1, len(turn.question.tokens) / 2):
+                found.append(note["text"])
+    return list(dict.fromkeys(found))
+
+
+def _listing(turn: Turn, span: Span, scored: list[Scored]) -> list[Evidence]:
+    """Everything of the asked kind inside the stretch a question names, in time order."""
+    start, end = span
+    inside = [s.evidence for s in scored if s.evidence.source != SEARCH and start <= (s.evidence.start + s.evidence.end) / 2 <= end]
+    return sorted(inside, key=lambda e: (e.start, e.modality))[:LISTED]
+
+
+def _at_moment(moment: float, scored: list[Scored]) -> list[Evidence]:
+    """What was on screen, said or heard at ``moment``: each kind's line spanning it, else the nearest."""
+    chosen = []
+    for modality in dict.fromkeys(s.evidence.modality for s in scored):
+        lines = [s.evidence for s in scored if s.evidence.modality == modality and s.evidence.source != SEARCH]
+        if lines:
+            chosen.append(min(lines, key=lambda e: 0.0 if e.start <= moment < e.end else min(abs(e.start - moment), abs(e.end - moment))))
+    return chosen
+
+
+def _relative(turn: Turn, scored: list[Scored]) -> list[Evidence]:
+    """For "what was said right after that": the first thing after (the last before), not the best match."""
+    q = turn.question
+    read = [span for spans in ranges_read(turn).values() for span in spans]
+    if not read or "audio" in q.wants or q.quoted:
+        return []
+    if q.relation == "after":
+        begin = min(a for a, _ in read)
+        after = [s.evidence for s in scored if s.evidence.start >= begin - 0.5]
+        return [min(after, key=lambda e: e.start)] if after else []
+    until = max(b for _, b in read)
+    before = [s.evidence for s in scored if s.evidence.end <= until + 0.5]
+    return [max(before, key=lambda e: e.end)] if before else []
+
+
+def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence]]:
+    if (answered := intent_answer(turn)) is not None:
+        return answered
+    q = turn.question
+    if not turn.steps and not q.visual_only:
+        offered = ", ".join(sorted(turn.tools)) or "none"
+        return f"None of the tools this conversation offers can look up “{' '.join(q.topic) or q.text}” (offered: {offered}).", []
+    focus = named_spans(turn) or None
+    if q.visual_only and offline_visual:
+        return _visual_refusal(turn)
+    if q.overview:
+        return _overview(turn, focus)
+    if q.count == "names" and (counted := _count_names(turn, focus)):
+        return counted
+    if q.count == "mentions" and (counted := _count_mentions(turn)):
+        return counted
+    if said := _nothing_said(turn):
+        return said, []
+    if q.quoted and q.relation and (continued := _after_quote(turn)):
+        return continued
+    scored = _ranked(turn, focus)
+    if q.asks_moment and not q.operation and (moment := _moment(turn, focus, scored)):
+        return moment
+    if q.time_range is not None and q.moment is None and not q.subject and q.operation is None:
+        cited = _listing(turn, focus[0] if focus else q.time_range, scored)
+    elif q.moment is not None and not q.subject and "audio" not in q.wants:  # sounds are ranked by salience and nearness
+        cited = _at_moment(q.moment, scored)
+    else:
+        cited = (_relative(turn, scored) if q.relation and focus and not q.relation_to else []) or choose(turn, scored)
+    if q.excludes_previous and turn.previous_evidence:
+        before = {e.key() for e in turn.previous_evidence} | {(e.modality, e.text) for e in turn.previous_evidence}
+        others = [s.evidence for s in scored if s.evidence.key() not in before and (s.evidence.modality, s.evidence.text) not in before]
+        cited = others[:3] or cited
+    if turn.steps and (missing_role := _role_missing(turn, cited)):
+        return missing_role, cited[:1]
+    if not cited and (named := _named_person(turn)) is not None:
+        return named
+    if (cited or not turn.steps) and (missing := _missing(turn, cited, q.required_tokens, focus)):
+        if (named := _named_person(turn)) is not None:
+            return named
+        closest = f" (the closest match: {' '.join(sentences(cited[:1], turn.question)).rstrip('.')})" if cited else ""
+        return (f"The video does not say: I found nothing about “{' '.join(missing)}” in its speech, on-screen text or sounds{closest}."), cited[:1]
+    parts = []
+    calc = [found for s in turn.called(CALC) if (found := _calculated(s))]
+    if calc:
+        value, expr = calc[-1]
+        verb = {"+": "Together that makes", "-": "The difference is", "*": "The product is", "/": "The ratio is", "mean": "The average is",
+                "discount": "After the discount it costs"}.get(q.operation or "", "The result is")
+        found = [e for _, e in values(turn)]
+        unit = currency(found) if q.operation in ("+", "-", "mean", "discount") and q.answer_type == "money" else ""
+        parts.append(f"{verb} {unit}{value} ({expr}).")
+        cited = found or cited
+    if q.moment is not None and not q.subject and cited and not any(e.start <= q.moment < e.end for e in cited):
+        parts.append(f"Nothing of that kind at {format_time(q.moment)} itself; the nearest:")
+    if q.wh == "yesno" and cited and not calc:
+        parts.append("Yes.")
+    parts.extend(sentences(cited, turn.question))
+    if notes := _recalled(turn):
+        parts.insert(0, "From your notes: " + "; ".join(f"“{n}”" for n in notes) + ".")
+    if not parts:
+        errors = [s.error for s in turn.steps if s.error]
+        topic = " ".join(q.topic) or q.text
+        if not turn.steps:
+            offered = ", ".join(sorted(turn.tools)) or "none"
+            parts.append(f"None of the tools this conversation offers can look up “{topic}” (offered: {offered}).")
+        elif q.wh == "yesno":
+            parts.append(f"No: I found nothing about “{topic}” in this video's speech, on-screen text or sounds.")
+        else:
+            typed = [e for e in turn.evidence() if q.answer_type and has_type(e.text, q.answer_type)]
+            closest = f" (the closest match: {' '.join(sentences(typed[:1], q)).rstrip('.')})" if typed else ""
+            parts.append(f"The video does not say: I could not find anything about “{topic}” in its speech, on-screen text or sounds{closest}.")
+        if errors:
+            parts.append("Some look-ups failed: " + "; ".join(dict.fromkeys(errors)) + ".")
+    if offline_visual and "visual" in q.wants and not q.visual_only:
+        parts.append("(Only the text, speech and sounds were checked: nothing here sees the pictures themselves.)")
+    return " ".join(parts), cited

@@ -1,0 +1,171 @@
+"""Where in the video a question looks: a stretch it names by clock time or position, the part of
+the video it names ("the Dickens reading" is where the words "Dickens" are shown or said, for as long
+as that title stays on screen), the stretch after, before or between such parts, or the moment the
+previous answer cited."""
+
+from __future__ import annotations
+
+import re
+
+from ....errors import StarAgentError
+from ....index.text import tokenize
+from ....timecodes import parse_range
+from .conversation import RANGE_TOOLS, SEARCH, TEXT, Turn, search_hits
+from .question import resolve_range
+from .ranking import matched
+
+Span = tuple[float, float]
+WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it
+MAX_READ = 600.0  # longest stretch read in one call when the question names no part
+
+
+def position_span(position: str, duration: float | None) -> Span | None:
+    """The opening or the closing part of the video: its first or last sixth, at least 30 s and at
+    most 3 minutes."""
+    if not duration:
+        return None
+    width = min(max(30.0, duration / 6), 180.0, duration)
+    return (0.0, width) if position == "start" else (max(0.0, duration - width), duration)
+
+
+def clip(span: Span, duration: float | None) -> Span:
+    start, end = max(0.0, span[0]), span[1]
+    if duration:
+        end = min(end, duration)
+        start = min(start, max(0.0, end - 1.0))
+    return start, end
+
+
+def shift(span: Span, relation: str | None, duration: float | None, width: float = WIDTH) -> Span:
+    start, end = span
+    if relation == "after":
+        start, end = end, end + width
+    elif relation == "before":
+        start, end = start - width, start
+    return clip((start, end), duration)
+
+
+_RANGE_IN_TEXT = re.compile(r"(\d+:\d{2}(?::\d{2})?)\s*[–-]\s*(\d+:\d{2}(?::\d{2})?)")
+
+
+def anchor(turn: Turn) -> Span | None:
+    """The moment "it" or "that" refers to: the span of what the previous answer led with, or the
+    first time range its text names (an answer from a planner that does not say what it cited)."""
+    cited = turn.previous_evidence
+    if cited:
+        return cited[0].start, cited[0].end
+    if turn.previous_answer and (found := _RANGE_IN_TEXT.search(turn.previous_answer)):
+        try:
+            return parse_range(f"{found[1]}-{found[2]}")
+        except StarAgentError:
+            return None
+    return None
+
+
+def _frames_with(turn: Turn, text: str) -> list[Span]:
+    """When on-screen text read this turn showed ``text`` (each frame or line that held it)."""
+    wanted = set(tokenize(text))
+    spans = []
+    for step in turn.called(TEXT):
+        for frame in (step.result or {}).get("frames") or []:
+            if any(set(tokenize(t)) >= wanted for t in frame.get("texts") or []):
+                spans.append((float(frame["start"]), float(frame["end"])))
+    return sorted(spans)
+
+
+def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
+    """The run of ``spans`` (joined where they touch) that holds or is nearest to ``around``."""
+    runs: list[list[float]] = []
+    for a, b in spans:
+        if runs and a - runs[-1][1] <= gap:
+            runs[-1][1] = max(runs[-1][1], b)
+        else:
+            runs.append([a, b])
+    if not runs:
+        return None
+    best = min(runs, key=lambda r: 0.0 if r[0] <= around <= r[1] else min(abs(r[0] - around), abs(r[1] - around)))
+    return best[0], best[1]
+
+
+def part_of(turn: Turn, query: str) -> Span | None:
+    """Where the part of the video that ``query`` names is: the best hit of the search made for it,
+    widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
+    to the hit's scene."""
+    hits = search_hits(turn, query)
+    if not hits:
+        return None
+    tokens = set(tokenize(query))
+    # the part is where its words are: a hit that holds none of them found something else
+    named = [h for h in hits if any(matched(tokens, set(tokenize(m["text"]))) for m in h.get("evidence") or [])]
+    if not named:
+        return None
+    hit = named[0]
+    shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
+    if shown:
+        best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
+        on_screen = _contiguous(_frames_with(turn, best["text"]), float(best["start"]))
+        if on_screen is not None:
+            return on_screen
+        return float(best["start"]), float(best["end"])
+    return float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"]))
+
+
+def named_spans(turn: Turn) -> list[Span] | None:
+    """The stretches the question itself points at, or None when it points at none (then search
+    says where to look). An empty list: it points somewhere that could not be found."""
+    q, duration = turn.question, turn.duration
+    if q.time_range is not None:
+        return [resolve_range(q.time_range, duration)]
+    if q.between:
+        a, b = (part_of(turn, p) for p in q.between)
+        if a is None or b is None:
+            return [] if turn.called(SEARCH) else None
+        first, second = sorted([a, b])
+        return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
+    base = part_of(turn, q.relation_to) if q.relation_to else None
+    if base is None and (q.follow_up or q.refers_back):
+        base = anchor(turn)
+    if q.relation and base is not None:
+        return [shift(base, q.relation, duration)]
+    spans: list[Span] = []
+    if q.scope and (found := part_of(turn, q.scope)) is not None:
+        spans.append(found)
+    if q.position and (found := position_span(q.position, duration)) is not None:
+        if spans:  # "the sonnet that opens the video": the named part, where it overlaps the opening
+            spans = [s for s in spans if s[0] < found[1] and s[1] > found[0]] or spans
+        else:
+            spans.append(found)
+    if spans:
+        return spans
+    if base is not None and (q.refers_back or q.follow_up):
+        return [widen_to_part(turn, base)]
+    return None
+
+
+def widen_to_part(turn: Turn, span: Span) -> Span:
+    """The part of the video a cited moment belongs to: the on-screen text shown at that moment, for
+    as long as it stays (read this turn), else the moment itself."""
+    best = span
+    for step in turn.called(TEXT):
+        for frame in (step.result or {}).get("frames") or []:
+            if frame["start"] <= span[0] + 0.5 and frame["end"] >= span[0] - 0.5:
+                for text in frame.get("texts") or []:
+                    if (run := _contiguous(_frames_with(turn, text), span[0])) and run[1] - run[0] > best[1] - best[0]:
+                        best = (min(run[0], span[0]), max(run[1], span[1]))
+    return best
+
+
+def ranges_read(turn: Turn, tools: tuple[str, ...] = RANGE_TOOLS) -> dict[str, list[Span]]:
+    """The time ranges each range tool read this turn."""
+    spans: dict[str, list[Span]] = {}
+    for step in turn.steps:
+        if step.name in tools and isinstance(step.args.get("timestamp"), str):  # a failed read counts: it is not tried again
+            try:
+                spans.setdefault(step.name, []).append(parse_range(step.args["timestamp"]))
+            except Exception:  # noqa: BLE001 - a malformed range was already answered with an error
+                continue
+    return spans
+
+
+def covered(span: Span, read: list[Span]) -> bool:
+    return any(a <= span[0] + 0.5 and b >= span[1] - 0.5 for a, b in read)

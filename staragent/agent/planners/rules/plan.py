@@ -1,0 +1,159 @@
+"""What the offline planner calls next, from what this turn has called so far.
+
+Retrieval comes first: a hybrid search for the question's words (and one for each part of the video
+the question names: "in the Dickens reading", "after the applause", the words it quotes). Then the
+spans found are read whole with the range tools (what is said, shown and heard there), widened to
+the part a title on screen names; a question that names its moment is read there directly. A
+question over amounts found in the video ends with the calculator; an overview with a summary of the
+whole video (or the named part). An empty list means: answer now.
+"""
+
+from __future__ import annotations
+
+from ....timecodes import clock_range
+from .arithmetic import expression
+from .conversation import (
+    AUDIO,
+    CALC,
+    MEMORY,
+    RANGE_TOOLS,
+    SEARCH,
+    SPEECH,
+    SUMMARY,
+    TEXT,
+    Turn,
+    call,
+    search_hits,
+)
+from .focus import MAX_READ, Span, clip, covered, named_spans, ranges_read, shift
+from .intents import intent_calls
+from .question import Question
+
+SEARCH_K = 5
+PART_K = 3
+HITS_READ = 3
+
+
+def part_queries(q: Question) -> list[str]:
+    """The searches that find the parts of the video the question names."""
+    found = [q.scope, q.relation_to, *(q.between or ()), *q.quoted]
+    return list(dict.fromkeys(p for p in found if p))
+
+
+def main_query(turn: Turn) -> str:
+    """What to search for: the question's words, and for a follow-up the earlier topic beside them."""
+    q = turn.question
+    words = list(q.topic)
+    if q.follow_up:
+        words += [w for w in q.carried if w not in words]
+    return " ".join(words) or q.query
+
+
+def readers(q: Question) -> list[str]:
+    """The range tools that read a span for this question: its sounds for a question about sounds,
+    else what is said and shown (both are cheap, and a question's wording is a weak guide to where
+    its answer lives)."""
+    if q.wants == {"audio"}:
+        return [AUDIO]
+    return [AUDIO] * ("audio" in q.wants) + [SPEECH, TEXT]
+
+
+def _reads(turn: Turn, spans: list[Span], tools: set[str], which: list[str]) -> list[dict]:
+    read = ranges_read(turn)
+    calls = []
+    for span in spans:
+        span = clip((span[0], min(span[1], span[0] + MAX_READ)), turn.duration)
+        if span[1] <= span[0]:
+            continue
+        calls += [call(name, timestamp=clock_range(*span)) for name in which if name in tools and not covered(span, read.get(name, []))]
+    return calls
+
+
+def _searches_its_words(turn: Turn) -> bool:
+    """Whether the question's own words (with a follow-up's earlier topic) are searched for: not
+    when it only names a stretch ("what is said at 1:00?") or asks for an overview of the video, nor
+    for a follow-up without words of its own that the last answer already places ("and after that?")."""
+    q = turn.question
+    if q.focus_tokens:
+        return not (q.time_range and not q.subject) and not (q.overview and not q.scope)
+    return q.follow_up and bool(q.carried) and named_spans(turn) is None
+
+
+def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
+    q = turn.question
+    calls = [call(MEMORY, func="search", data=q.query)] if turn.noted and MEMORY in tools else []
+    if SEARCH in tools:
+        calls += [call(SEARCH, query=part, modalities=["ocr", "speech"], k=PART_K) for part in part_queries(q)]
+        if q.operation and q.owner:  # "the Basic and Pro plans of X": both values are where X is
+            calls.append(call(SEARCH, query=f"{q.owner} {' '.join(q.attributes)}".strip(), k=PART_K))
+        elif q.operation and len(q.operands) >= 2:
+            calls += [call(SEARCH, query=operand, k=PART_K) for operand in q.operands]
+        elif _searches_its_words(turn):
+            calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K))
+    spans = named_spans(turn)
+    if q.overview and not part_queries(q):
+        whole = spans or ([(0.0, turn.duration)] if turn.duration else [])
+        if SUMMARY in tools and whole:
+            return calls + [call(SUMMARY, timestamp=clock_range(*whole[0]), length=q.summary_length)]
+    if q.count == "mentions" and turn.duration:
+        spans = [(0.0, turn.duration)]
+    return calls + (_reads(turn, spans, tools, readers(q)) if spans else [])
+
+
+def _part_windows(turn: Turn) -> list[Span]:
+    """Around each named part's best hit, the scene it is in: read for its on-screen text, so that
+    the part can be widened to the time that text stays on screen."""
+    windows = []
+    for part in part_queries(turn.question):
+        hits = search_hits(turn, part)
+        if hits:
+            windows.append((float(hits[0].get("scene_start", hits[0]["start"])), float(hits[0].get("scene_end", hits[0]["end"]))))
+    return windows
+
+
+def _hit_spans(turn: Turn) -> list[Span]:
+    """The best spans of the searches for the question's own words: the scene around each hit (a
+    slide's figures and what is said over it), moved for a question placed after or before it."""
+    q = turn.question
+    spans = []
+    queries = [main_query(turn)] if not q.operands else [*q.operands, f"{q.owner} {' '.join(q.attributes)}".strip()]
+    for query in queries:
+        for hit in search_hits(turn, query)[:HITS_READ if not q.operands else 1]:
+            span = (float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"])))
+            if "audio" in q.wants and q.relation:
+                # "the sound after the narration about X": it may still fall within X's span
+                span = clip((span[0] - 10 * (q.relation == "before"), span[1] + 10 * (q.relation == "after")), turn.duration)
+            elif q.relation:
+                span = shift(span, q.relation, turn.duration)
+            spans.append(span)
+    return spans
+
+
+def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
+    """What to call next, given what this turn already did; [] means: answer now."""
+    planned = intent_calls(turn, tools)
+    if planned is not None:
+        return planned
+    if not turn.steps:
+        return first_calls(turn, tools)
+    q = turn.question
+    windows = _reads(turn, _part_windows(turn), tools, [TEXT])
+    if windows:
+        return windows
+    spans = named_spans(turn)
+    if q.overview and spans and SUMMARY in tools and not turn.called(SUMMARY):
+        return [call(SUMMARY, timestamp=clock_range(*spans[0]), length=q.summary_length)]
+    if q.overview and turn.called(SUMMARY):
+        return []
+    if spans is None:
+        spans = _hit_spans(turn)
+        if not spans and turn.duration and not any(s.name in RANGE_TOOLS for s in turn.steps):
+            # the search matched nothing: read the start of the video, where what it is about is said and
+            # shown (titles, names, the presenter), or all of it when it is short
+            spans = [(0.0, min(turn.duration, MAX_READ))]
+    reads = _reads(turn, spans, tools, readers(q))
+    if reads:
+        return reads
+    if q.operation and CALC in tools and not turn.called(CALC) and (found := expression(turn)):
+        return [call(CALC, expression=found)]
+    return []

@@ -1,0 +1,635 @@
+"""Reading a question the way the offline planner needs it.
+
+A question is read in layers, each by plain English patterns that hold for any video:
+
+- what it asks for: the kind of answer (a person, a moment of the video, an amount, a place ...), and
+  where the asker expects it (said, shown on screen, heard, or seen in the pictures);
+- where to look: a stretch of the video it names by clock time ("between 1:00 and 1:30"), by
+  position ("at the start", "the last piece"), by a named part ("in the Dickens reading", "according
+  to the keynote") or relative to something ("right after the applause", "between the two songs");
+  words it quotes ("when does she say 'thank you'?");
+- how it leans on the conversation: a pronoun that points back ("when does it start?", "what else is
+  that person credited for?"), or too few words of its own to stand alone ("and the price?");
+- whether it plainly asks for one of the special tools (an ``Intent``: remember, recall, forget,
+  translate, count what is visible, read the maths on screen, search the web, calculate, the video's
+  length, summarise), or for arithmetic over amounts found in the video.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ....errors import InputError, TimeFormatError
+from ....index.text import STOPWORDS, tokenize
+from ....languages import parse_language
+from ....timecodes import parse_time, point_window
+from ....words import NUMBER_WORDS
+
+SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
+                "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
+                "state", "stated", "quote", "claim", "claimed", "urge", "urges", "urged", "words", "line", "lines",
+                "sentence", "recite", "recited"}
+OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", "sign", "caption", "captions", "displayed",
+             "display", "shown", "title", "titles", "label", "banner", "poster", "board", "headline", "onscreen",
+             "on-screen", "printed", "chart", "table", "card", "credits", "credited", "credit", "typed", "type",
+             "button", "menu", "dialog", "dialogue", "pop-up", "popup", "window", "tooltip", "clock", "website",
+             "url", "logo"}
+SILENCE_WORDS = {"silence", "silent", "quiet", "pause", "nothing"}
+AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "tones", "music", "audio", "hear", "heard",
+               "loud", "silence", "silent", "quiet", "applause", "ring", "rings", "chime", "bang", "alarm", "buzz", "whistle",
+               "hiss", "static", "pause", "plays", "played", "playing", "song", "bell", "knock", "laugh", "laughter"}
+VISUAL_WORDS = {"color", "colour", "wearing", "wear", "looks", "look", "appearance", "ball", "moving", "moves", "motion",
+                "animal", "person", "people", "face", "faces", "object", "objects", "scene", "background", "picture", "image"}
+# What something looks like: nothing in the offline profile can see it.
+_APPEARANCE = re.compile(
+    r"\b(?:wear|wears|wearing|wore|dressed|clothes|clothing|outfit|shirt|hat|hair|beard|glasses|eyes|facial|face look|"
+    r"what colou?r|which colou?r|colou?r (?:is|are|was|were|of)|look(?:s|ed)? like|appearance|how (?:old|tall) (?:is|was|does)|"
+    r"what (?:is|are) (?:he|she|they|the \w+) (?:doing|holding)|what (?:animal|animals)|where (?:is|are) (?:he|she|they) (?:standing|sitting))\b",
+    re.I,
+)
+OPERATIONS = {
+    "discount": ("after the discount", "after discount", "discounted price", "sale price", "with the discount"),
+    "+": ("total", "sum", "combined", "together", "altogether", "add", "plus", "both"),
+    "-": ("difference", "more than", "less than", "cheaper", "minus", "subtract", "gap", "exceed", "higher than", "lower than"),
+    "*": ("times", "multiplied", "product", "double", "triple"),
+    "/": ("ratio", "divided by"),
+    "mean": ("average", "mean"),
+}
+# Words that only say which operation to do; they are not what to search for.
+OPERATION_WORDS = {
+    "total", "sum", "combined", "together", "altogether", "add", "plus", "difference", "minus", "subtract", "gap",
+    "exceed", "times", "multiplied", "product", "double", "triple", "ratio", "divided", "average", "mean", "how",
+    "much", "many", "more", "less",
+}
+FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "right", "just", "immediately", "after",
+                "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears",
+                "point", "moment", "according", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
+                "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
+                "began", "end", "ends", "ended", "finish", "finishes", "finished"}
+INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
+# The nouns that name a part of a video: "the Dickens reading", "the second song", "the Kennedy clip".
+PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
+              "lecture", "chapter", "scene", "interview", "song", "story", "sonnet", "address", "piece", "presentation",
+              "demo", "keynote", "story", "recording", "narration", "monologue", "verse", "track", "episode", "act")
+_PART = "|".join(sorted(set(PART_NOUNS), key=len, reverse=True))
+_GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part", "section", "segment", "scene", "first", "last",
+                  "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
+                  "following", "earlier", "later", "current", "that", "this", "one"}
+# What a relation may point at without naming a particular part: "after the narration", "before the music".
+_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *PART_NOUNS, *_GENERIC_PARTS, "narration", "narrator", "speaker",
+                                                  "presenter", "talking", "speaking", "music", "sound", "slide", "intro"])))
+# Words that say what kind of answer is wanted; the video need not repeat them ("on what date ...").
+TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amount percent percentage place city country "
+                                "when who where which kind sort type"))
+AFTER_BEFORE = re.compile(r"\b(right |just |immediately |shortly )?(after|before|following|next|previous|earlier|later)\b", re.I)
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
+_HMS = r"\d{1,2}:\d{2}:\d{2}"
+# A range of the video: "between 1:00 and 1:30", "at 0:06-0:10", "during 2:00 to 2:30", or a bare
+# "00:01:00-00:01:30" (the tool-argument form). A bare "9:00-17:00" may be opening hours, not the video.
+_VIDEO_RANGE = re.compile(
+    rf"\b(?:between|from|at|during|in|over|within)\s+(?:the\s+)?({_CLOCK})\s*(?:and|to|until|till|-|–|—)\s*({_CLOCK})|"
+    rf"(?<![\d:])({_HMS})\s*(?:-|–|—|to)\s*({_HMS})(?![\d:])",
+    re.I,
+)
+# A moment of the video: "at the 3:20 mark", "around 1:05 into the video", "said at 0:07".
+_VIDEO_POINT = re.compile(
+    rf"\b(?:at|around|near)\s+(?:the\s+)?({_CLOCK})(?=\s*(?:mark|into|in the video|of the video))|"
+    rf"\b(?:said|says|say|spoken|heard|shown|written|displayed|happens|happening|on screen|on-screen)\s+(?:\w+\s+)?(?:at|around)\s+({_CLOCK})\b",
+    re.I,
+)
+_MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(\d+)\s+minutes?\s+(?:in|into)\b", re.I)
+_FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+|" + "|".join(NUMBER_WORDS) + r")\s+(seconds?|minutes?)\b", re.I)
+ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight", "height", "speed", "score", "sales",
+                   "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
+DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes"))
+_QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
+_BACK = re.compile(
+    r"\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|\b(?:that|this|those|these)\s+(?:person|man|woman|one|ones|people|sound|noise|"
+    r"line|song|part|speech|moment|name|place|company|thing|word|words|piece|reading|clip|scene|text|card|dialog|window|option|choice)\b|"
+    r"\b(?:after|before|about|of|at|from|like) (?:that|this)\b|^\s*(?:and|also|then|so|what about|how about)\b|\bwhich one\b|\bthe same\b|\bthen\s*\??$",
+    re.I,
+)
+_POSITION_START = re.compile(
+    r"\b(?:at|in|near|from|towards?)\s+the\s+(?:very\s+)?(?:start|beginning|outset|opening)\b(?!\s+of\b)|\bopening\b|\bopens?\s+the\s+(?:video|film|clip|show)\b|"
+    r"\b(?:starts?|begins?)\s+the\s+(?:video|film|clip)\b|\bfirst\s+(?:" + _PART + r"|thing)\b|\bintro(?:duction)?\b",
+    re.I,
+)
+_POSITION_END = re.compile(
+    r"\b(?:at|in|near|towards?)\s+the\s+(?:very\s+)?(?:end|close|finish)\b(?!\s+of\s+(?!the\s+(?:video|film|clip|movie)\b))|\bclosing\b|\bend credits\b|\b(?:last|final)\s+(?:" + _PART + r"|thing|words?)\b|"
+    r"\bends?\s+the\s+(?:video|film|clip)\b|\boutro\b",
+    re.I,
+)
+_SCOPE_PATTERNS = (
+    # "in the Dickens reading", "summarise the Kennedy clip", "the Austen excerpt"
+    re.compile(rf"\b(?:the|this|that)\s+(?P<scope>(?:[\w'’.-]+\s+){{0,4}}?(?:{_PART}))\b", re.I),
+    # "according to the Austen excerpt, ..."
+    re.compile(r"\baccording to (?:the\s+)?(?P<scope>[^,?.]+?)(?:,|\?|$|\s+(?:what|who|how|when|where|which|why|is|are|does|did)\b)", re.I),
+    # "what does the sonnet say", "what does Kennedy urge"
+    re.compile(r"\b(?:what|how|who|whom|which)\s+(?:\w+\s+)?(?:does|did|do)\s+(?P<scope>(?:the\s+)?[\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
+               r"(?:say|says|mention|describe|call|calls|urge|urges|claim|argue|tell|ask|address|addressing|pin|list|compare)\b", re.I),
+    # "the poem calls ...", "the narrator pins ..."
+    re.compile(r"^\s*(?:the\s+)?(?P<scope>(?:[\w'’.-]+\s+){0,2}?(?:" + _PART + r"))\s+(?:calls|says|mentions|describes|compares|claims|tells)\b", re.I),
+)
+_NOT_A_SCOPE = {"the video", "this video", "the clip", "this clip", "the speaker", "the narrator", "the user", "the video say",
+                "you", "i", "we", "they", "he", "she", "it", "the film", "this film", "the movie", "the reader", "the person"}
+_BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?(?P<a>[^?,]+?)\s+and\s+(?:the\s+)?(?P<b>[^?,]+?)(?:\?|,|$)", re.I)
+_RELATIVE = re.compile(
+    r"\b(?:right\s+|just\s+|immediately\s+|shortly\s+)?(?P<rel>after|before|following|preceding)\s+(?P<what>(?:the\s+)?[^?,]+?)(?:\?|,|$)", re.I
+)
+_MOMENT_ASK = re.compile(
+    r"^\s*(?:and\s+)?(?:when\b|at what (?:time|point|moment|minute|second)\b|at which (?:point|moment|time)\b|what time (?:in the video|into)\b|"
+    r"how (?:far|long) into\b|what(?:'s| is) the timestamp\b|where in the (?:video|clip|film)\b)",
+    re.I,
+)
+_START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|opens|opened|appear|appears|appeared|come up|comes up|"
+                          r"show up|shows up|first|switched|turned|pop up|pops up|play|plays|kick off|kicks off)\b", re.I)
+_END_VERBS = re.compile(r"\b(?:end|ends|ended|finish|finishes|finished|stop|stops|stopped|close|closes|closed|disappear|disappears)\b", re.I)
+_OVERVIEW = re.compile(
+    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
+    r"\bwhat (?:is|does) (?:this|the) (?:video|clip|film|movie|recording) (?:about|show|demonstrate|explain|teach|cover)\b|"
+    r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
+    r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b",
+    re.I,
+)
+_COUNT_NAMES = re.compile(r"\bhow many (?:people|persons|names|members|artists|speakers|contributors|credits)\b.*\b(?:named|listed|credited)\b|\bhow many names\b", re.I)
+_COUNT_MENTIONS = re.compile(r"\bhow (?:many times|often)\b.*\b(?:mention\w*|say|says|said|shown|appear\w*|heard|come up|comes up)\b", re.I)
+_PERSON_ROLE = re.compile(r"\b(?:narrator|reader|speaker|presenter|host|author|writer|director|producer|composer|singer|"
+                          r"designer|creator|owner|user|interviewer|guest|actor|voice)\b", re.I)
+
+
+@dataclass
+class Intent:
+    """A request for a particular tool, with what that tool needs."""
+
+    kind: str  # remember | recall | forget | translate | count | math | calculate | web | summarize | length
+    text: str = ""  # the note, the text to translate, the object to count, the expression, the web query
+    language: str | None = None  # translate: the target language (ISO 639-1)
+    source: str = "speech"  # translate: what to translate (speech | ocr | text)
+    length: str = "medium"  # summarize
+
+
+@dataclass
+class Question:
+    text: str
+    keywords: list[str]
+    """the words that carry meaning, in order (the scope's words too)"""
+    wants: set[str] = field(default_factory=set)
+    answer_type: str | None = None
+    wh: str = "other"
+    operation: str | None = None
+    operands: list[str] = field(default_factory=list)
+    time_range: tuple[float, float] | None = None
+    """a stretch the question names by clock time; a negative start counts from the end (last N minutes)"""
+    moment: float | None = None  # the single moment a question names ("around 0:50"), inside time_range
+    quoted: list[str] = field(default_factory=list)
+    scope: str | None = None
+    """a named part of the video to look in: "the Dickens reading", "Kennedy" """
+    position: str | None = None  # start | end: the part of the video the question places itself in
+    relation: str | None = None  # after | before
+    relation_to: str | None = None  # what the relation is relative to ("the Dickens passage ends")
+    between: tuple[str, str] | None = None
+    asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
+    moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
+    refers_back: bool = False  # a pronoun points at the previous turn ("when does it start?")
+    follow_up: bool = False  # ... or the question has too few words of its own to stand alone
+    carried: list[str] = field(default_factory=list)  # the topic a follow-up placed by time keeps for the next one
+    visual_only: bool = False  # about what things look like
+    overview: bool = False  # what the video (or a named part of it) is about
+    summary_length: str = "medium"  # short | medium | long: how long an overview the question asks for
+    count: str | None = None  # names | mentions: "how many people are named", "how many times is X said"
+    role: str | None = None  # "narrator", "director": the role a person question asks about
+    excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
+    owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
+    asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
+    intent: Intent | None = None
+
+    @property
+    def attributes(self) -> list[str]:
+        return [w for w in self.keywords if w.lower() in ATTRIBUTE_WORDS]
+
+    @property
+    def names_a_sound(self) -> bool:
+        """It asks about a sound, not about silence ("what sound", "which noise")."""
+        words = set(re.findall(r"[a-z]+", self.text.lower()))
+        return bool(words & (AUDIO_WORDS - {"hear", "heard", "audio", "loud"} - SILENCE_WORDS)) and not words & SILENCE_WORDS
+
+    @property
+    def subject(self) -> list[str]:
+        """Keywords without the words that only say where to look ("said", "screen", "sound"):
+        empty for "what is said between 0:30 and 0:45?"."""
+        return [w for w in self.keywords if w.lower() not in INTENT_WORDS]
+
+    @property
+    def topic(self) -> list[str]:
+        """The subject, or the keywords when the question names nothing beyond where to look."""
+        return self.subject or self.keywords
+
+    @property
+    def query(self) -> str:
+        """What to search for: the topic, plus the sound words when the question is about a sound."""
+        words = self.topic
+        if "audio" in self.wants and self.relation is None:
+            words = self.keywords
+        return " ".join(words) or self.text
+
+    @property
+    def tokens(self) -> set[str]:
+        """The search tokens of the question's own words (none for "what was said at 1:00?")."""
+        tokens = set(tokenize(" ".join(self.keywords if "audio" in self.wants and self.relation is None else self.topic)))
+        if self.answer_type == "duration":  # "how long does it last": the words only ask for a length
+            tokens -= DURATION_TOKENS
+        return tokens
+
+    @property
+    def focus_tokens(self) -> set[str]:
+        """The question's words without those of the part it names (they say where, not what)."""
+        scope = set(tokenize(self.scope or "")) | set(tokenize(self.relation_to or ""))
+        for part in self.between or ():
+            scope |= set(tokenize(part))
+        return (self.tokens - scope) or self.tokens
+
+    @property
+    def required_tokens(self) -> set[str]:
+        """The words an answering line should hold: the question's own words, without those that
+        only say what kind of answer is wanted ("date", "which flower") or where to look."""
+        asked = set(tokenize(self.asked_for or ""))
+        return self.focus_tokens - TYPE_WORDS - asked
+
+
+_CLOCK_WORD = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?")
+
+
+def content_words(text: str) -> list[str]:
+    """The words that carry meaning, in order, without stop- and question-words."""
+    words = re.findall(r"[A-Za-z0-9$€£][\w.$€£%:'’-]*", text)
+    out = []
+    for w in words:
+        bare = w.strip(".,:'’").lower()
+        bare = re.sub(r"['’]s$", "", bare)
+        if not bare or bare in STOPWORDS or bare in OPERATION_WORDS or bare in FILLER_WORDS or _CLOCK_WORD.fullmatch(bare):
+            continue  # a clock time says where to look, not what to look for
+        out.append(re.sub(r"['’]s$", "", w.strip(".,'’?")))
+    return out
+
+
+# The kind of answer a question asks for, by the first pattern it matches (in this order).
+_ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
+    ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$"),  # not "Costa"
+    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\bshare\b|\bturnover\b|\bsave"),
+    ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
+    ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
+    ("time", r"\bwhat time\b|\bdepart|\barriv"),
+    ("when", r"\bwhen\b"),
+    ("date", r"\bwhat year\b|\bwhich year\b|\bin what year\b|\bdate\b|\bwhich day\b|\bwhat day\b"),
+    ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator)|"
+               r"\bwhat(?:'s| is) (?:his|her|their) name\b|\bwhat(?:'s| is) the name of the (?:man|woman|person|boy|girl)\b"),
+    ("place", r"^\s*where\b|\bwhich city\b|\bwhich country\b|\blocation\b|\bwhere (?:was|were|is|are)\b"),
+    ("duration", r"\bhow long\b"),
+    ("number", r"\bhow old\b|\bwhat number\b|\bwhich number\b|\bhow far\b|\bhow tall\b|\bhow big\b|\bhow large\b|\bwhat size\b|\bhow heavy\b"),
+    ("entity", r"\bwhich\s+(?!one\b)[a-z]+|\bwhat\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|happens?\b|about\b|else\b)[a-z]+\s+(?:is|are|was|were|does|do|did)\b"),
+))
+
+
+def _answer_type(lower: str) -> str | None:
+    for kind, pattern in _ANSWER_TYPES:
+        if pattern.search(lower) and not (kind == "time" and _MOMENT_ASK.search(lower)):  # "at what time does X begin": a moment
+            return kind
+    return None
+
+
+def _wh(lower: str) -> str:
+    lower = re.sub(r"^\s*(?:and|so|but|also|ok|okay|now|then)[,\s]+", "", lower)
+    first = re.match(r"\s*(?:in|on|at|for|from|to|by|with|under|according to [^,]+,)?\s*(\w+)", lower)
+    word = first[1] if first else ""
+    if word in ("who", "whom", "whose"):
+        return "who"
+    if word in ("when", "where", "why", "which", "what", "how"):
+        return word
+    if word in ("is", "are", "was", "were", "does", "do", "did", "can", "could", "has", "have", "had", "will", "would", "should"):
+        return "yesno"
+    found = re.search(r"\b(who|when|where|why|which|what|how)\b", lower)
+    return found[1] if found else "other"
+
+
+def _operation(lower: str) -> str | None:
+    if re.search(r"\bhow (?:much|many) (?:more|less|fewer|cheaper|higher|lower|bigger|smaller|longer|shorter)\b", lower):
+        return "-"
+    for op, phrases in OPERATIONS.items():
+        for phrase in phrases:
+            if re.search(rf"\b{re.escape(phrase)}\b", lower):
+                if op == "+" and phrase == "both" and not re.search(r"\b(cost|price|total|together)\b", lower):
+                    continue
+                return op
+    return None
+
+
+_OWNER = re.compile(r"\bof (?:the )?([A-Z][\w-]*(?: [A-Z][\w-]*)*)")
+_NARRATOR = re.compile(r"\b(?:that |which )?the (?:speaker|narrator|presenter|host) (?:mentions|mentioned|says|said|gives|gave|names|named)\b", re.I)
+_ASKED_FOR = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
+_NOT_A_NOUN = {"is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "has", "have", "had",
+               "kind", "sort", "type", "exactly", "else", "the", "a", "an", "two", "three", "time", "point", "year"}
+
+
+def _asked_for(lower: str) -> str | None:
+    found = _ASKED_FOR.search(lower)
+    return found[1] if found and found[1] not in _NOT_A_NOUN else None
+
+
+def _owner(text: str, operands: list[str]) -> str | None:
+    """The one entity every operand belongs to, when the question names it with "of" after the
+    last item ("the Basic and Pro plans of CloudBox"); in "the price of the Triton fryer and the
+    Kestrel purifier" the "of" belongs to the first item only."""
+    owners = {m.group(1) for m in _OWNER.finditer(text)}
+    if len(owners) != 1 or len(operands) < 2:
+        return None
+    owner = owners.pop()
+    return owner if owner in operands[-1] else None
+
+
+_OF_OWNER = re.compile(r"\b([a-z]+)\s+of (?:the )?([A-Z][\w-]*(?: [A-Z][\w-]*)*)")
+
+
+def _share_owner(parts: list[str]) -> list[str]:
+    """Give the parts of a comparison the owner one of them names with "of":
+    "the Basic and Pro plans of CloudBox" (named last: it covers every part), "the Pro plan of
+    TeamNest ... than the Basic plan" (the other part repeats "plan": a sibling of the same owner);
+    but in "the price of the Triton fryer and the Kestrel purifier" the "of" is the fryer's alone."""
+    out = list(parts)
+    for i, part in enumerate(parts):
+        if not (found := _OF_OWNER.search(part)):
+            continue
+        head, owner = found[1].lower().rstrip("s"), found[2]
+        for j, other in enumerate(parts):
+            if j != i and not _OWNER.search(other) and (i == len(parts) - 1 or re.search(rf"\b{head}s?\b", other, re.I)):
+                out[j] = f"{other} {owner}"
+    return out
+
+
+def _operands(text: str) -> list[str]:
+    """Split 'the total price of the X and the Y' into one search per item."""
+    parts = re.split(r"\s+(?:and|than|vs\.?|versus|compared to|plus|minus)\s+|,\s*", text)
+    parts = [p for p in parts if content_words(p)]
+    if len(parts) < 2:
+        return []
+    parts = _share_owner(parts)
+
+    def attributes(words: list[str]) -> list[str]:
+        return [w for w in words if w.lower() in ATTRIBUTE_WORDS]
+
+    shared = attributes(content_words(parts[0]))
+    queries = []
+    for part in parts:
+        words = content_words(part)
+        # "the price of the X and the Y": the Y inherits "price" unless it names its own attribute
+        queries.append(" ".join(words if attributes(words) else words + shared))
+    return queries
+
+
+def _amount(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
+
+
+def _video_time(text: str) -> tuple[tuple[float, float] | None, float | None]:
+    """The stretch of the video a question names, and the single moment when it names one. "The
+    last 2 minutes" is ``(-120, 0)``: it counts from the end, which only the video's length fixes."""
+    try:
+        if m := _VIDEO_RANGE.search(text):
+            a, b = parse_time(m[1] or m[3]), parse_time(m[2] or m[4])
+            return ((a, b) if b > a else None), None
+    except TimeFormatError:
+        return None, None
+    try:
+        if m := _VIDEO_POINT.search(text):
+            moment = parse_time(m[1] or m[2])
+            return point_window(moment), moment
+    except TimeFormatError:  # "at 1:75" is no moment of the video
+        pass
+    if m := _MINUTE.search(text):
+        minute = int(m[1] or m[2])
+        return (minute * 60.0, minute * 60.0 + 60), None
+    if m := _FIRST_LAST.search(text):
+        amount = _amount(m[2]) * (60 if m[3].lower().startswith("minute") else 1)
+        return ((0.0, float(amount)) if m[1].lower() == "first" else (-float(amount), 0.0)), None
+    return None, None
+
+
+def resolve_range(time_range: tuple[float, float], duration: float | None) -> tuple[float, float]:
+    """A named stretch in seconds of this video: one counted from the end ("the last 2 minutes")
+    placed before the end, and an end past the video cut."""
+    start, end = time_range
+    if start < 0:
+        return (max(0.0, duration + start), duration) if duration else (0.0, -start)
+    return (start, min(end, duration)) if duration else (start, end)
+
+
+_REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|make a note)(?:\s+(?:that|this))?\s*[:,]?\s+(?P<memo>.+?)\s*$", re.I)
+# "My locker code is 4417, remember it." / "The exam is on Friday - please note that."
+_REMEMBER_AFTER = re.compile(r"^\s*(?P<memo>.+?)\s*[,;.:!-]*\s*(?:so\s+|and\s+)?(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)\s+(?:it|that|this)\s*[.!]*\s*$", re.I)
+_RECALL = re.compile(
+    r"\bwhat (?:did|have) i (?:ask|asked|tell|told) you to (?:remember|note|keep)\b|\bwhat do you remember\b|"
+    r"\bwhat (?:notes|have you noted)\b|\bwhat(?:'s| is) in (?:your|the) memory\b|\bremind me what i (?:asked|told) you\b", re.I)
+_FORGET = re.compile(r"^\s*(?:please\s+)?(?:forget|delete the note|remove the note)(?:\s+(?:that|about))?\s*(?P<what>.*?)\s*[.!]?$", re.I)
+_TRANSLATE = re.compile(r"\btranslat(?:e|ion|ed)\b|\bwhat does (?:it|the \w+|that|this) (?:say|mean) in\b|\bin (?:english|french|german|spanish)\b", re.I)
+_TARGET = re.compile(r"\b(?:into|to|in)\s+([A-Za-z][a-z]+(?:\s*\(\w+\))?)", re.I)
+_COUNT = re.compile(r"\bhow many\s+(?P<what>[a-z][a-z -]*?)\s+(?:are|is|were|can|could|do|does|did|appear|appears|show|shown)\b", re.I)
+# Things a detector counts in the pictures: "how many faces are there?" needs no "visible" to mean that.
+VISIBLE_THINGS = {"person", "people", "face", "faces", "car", "cars", "dog", "dogs", "cat", "cats", "bird", "birds",
+                  "chair", "chairs", "bottle", "bottles", "cup", "cups", "ball", "balls", "animal", "animals",
+                  "object", "objects", "bicycle", "bicycles", "bus", "buses", "truck", "trucks", "horse", "horses"}
+_THERE = re.compile(r"\b(?:are|were|is) there\b", re.I)
+# Arithmetic written out in the question itself: "what is 249 plus 129", "compute 17 * 23", "15% of 240".
+_NUM = r"[$€£]?\d[\d,]*(?:\.\d+)?"
+_OP = r"\s*(?:\*\*|[-+*/x×÷^]|plus|minus|times|multiplied by|divided by|over)\s*"
+_EXPRESSION = rf"\(?{_NUM}\)?(?:{_OP}\(?{_NUM}\)?)+|{_NUM}\s*(?:%|percent)\s+of\s+{_NUM}"
+_CALCULATE = re.compile(rf"\b(?:what(?:'s|\s+is)|how much is|compute|calculate|evaluate|work out)\s+(?P<expr>{_EXPRESSION})(?![\d:])", re.I)
+_WORD_OPERATORS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/", "over": "/", "percent": "%"}
+_SEEN = re.compile(r"\b(?:see|seen|visible|appear|appears|on screen|on-screen|in (?:the|this) (?:frame|picture|image|shot|scene|video)|"
+                   r"on stage|standing|sitting|shown|walking)\b", re.I)
+_MATH = re.compile(r"\b(?:equation|equations|formula|formulas|expression|expressions|calculation|sum|maths?)\b.*\b(?:board|slide|screen|shown|written|displayed)\b|"
+                   r"\bsolve\b.*\b(?:equation|problem|board|slide|screen|shown)\b", re.I)
+_WEB_FOR = re.compile(r"\b(?:search|google|look)\s+(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+(?:for|up)\s+(?P<query>.+)", re.I)
+_WEB_ONLINE = re.compile(r"\b(?:search(?:\s+for)?|look\s+up|google|find)\s+(?P<query>.+?)\s+(?:online|on the (?:web|internet)|on google)\b", re.I)
+_VIDEO_LENGTH = re.compile(
+    r"\bhow long is (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
+    r"\b(?:length|duration|running time|runtime) of (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
+    r"\bhow long does (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:last|run|take|go on)\b|"
+    r"\bhow long (?:is it|does it last|does it run)\s*\??$",
+    re.I,
+)
+_SUMMARY = re.compile(r"\bsummari[sz]e\b|\bsummary\b|\bgist\b|\bin (?:a )?(?:few|two|three) sentences\b|\brecap\b|\brundown\b|\boverview\b|\bsum up\b", re.I)
+
+
+def _target_language(text: str) -> str | None:
+    for match in reversed(_TARGET.findall(text)):
+        try:
+            return parse_language(re.sub(r"\s*\(.*\)", "", match))
+        except InputError:
+            continue
+    return None
+
+
+def written_expression(text: str) -> str:
+    """Arithmetic as a person writes it ("249 plus 129", "15 percent of 240") in the calculator's terms."""
+    for word, symbol in _WORD_OPERATORS.items():
+        text = re.sub(rf"\s*\b{word}\b\s*", f" {symbol} " if symbol != "%" else "% ", text, flags=re.I)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _strip(text: str) -> str:
+    return re.sub(r"^[\s,:;-]+|[\s?.!,:;-]+$", "", text)
+
+
+def quoted_phrases(text: str) -> list[str]:
+    """Words the question quotes (in straight, curly or single quotes)."""
+    return [next(g for g in m.groups() if g).strip() for m in _QUOTE.finditer(text)]
+
+
+def find_intent(text: str) -> Intent | None:
+    """The special tool a question plainly asks for, if any."""
+    lower = text.lower()
+    if m := _REMEMBER.match(text) or _REMEMBER_AFTER.match(text):
+        return Intent("remember", _strip(m["memo"]))
+    if _RECALL.search(text):
+        topic = re.search(r"\babout\s+(.+)$", text, re.I)
+        return Intent("recall", _strip(topic[1]) if topic else "")
+    if (m := _FORGET.match(text)) and not re.search(r"\bforget(?:s|ting)?\b.*\bwhat\b", lower):
+        what = re.sub(r"^(?:the\s+)?notes?\s+(?:about|on|that)\s+", "", _strip(m["what"]), flags=re.I)
+        return Intent("forget", what or "all")
+    if _TRANSLATE.search(text):
+        language = _target_language(text) or "en"
+        if quoted := quoted_phrases(text):
+            return Intent("translate", quoted[0], language, "text")
+        on_screen = bool(set(re.findall(r"[a-z-]+", lower)) & OCR_WORDS) or "on screen" in lower
+        return Intent("translate", "", language, "ocr" if on_screen else "speech")
+    if m := _WEB_FOR.search(text) or _WEB_ONLINE.search(text):
+        return Intent("web", _strip(m["query"]))
+    if (m := _COUNT.search(text)) and (_SEEN.search(text) or _THERE.search(text) and m["what"].split()[-1].lower() in VISIBLE_THINGS) \
+            and not _COUNT_NAMES.search(text) and not _COUNT_MENTIONS.search(text):
+        return Intent("count", _strip(m["what"]))
+    if m := _CALCULATE.search(text):
+        return Intent("calculate", written_expression(m["expr"]))
+    if _VIDEO_LENGTH.search(text):
+        return Intent("length")
+    if _MATH.search(text):
+        return Intent("math")
+    return None
+
+
+def _scope(text: str, quoted: list[str]) -> str | None:
+    """The named part of the video the question looks in, if any."""
+    bare = text
+    for q in quoted:
+        bare = bare.replace(q, " ")
+    for pattern in _SCOPE_PATTERNS:
+        for m in pattern.finditer(bare):
+            scope = _strip(m["scope"])
+            scope = re.sub(r"^(?:the|this|that)\s+", "", scope, flags=re.I)
+            words = scope.lower().split()
+            if not words or f"the {scope.lower()}" in _NOT_A_SCOPE or scope.lower() in _NOT_A_SCOPE:
+                continue
+            if all(w in _GENERIC_PARTS or w in STOPWORDS for w in words):
+                continue  # "in the clip": the whole video
+            return scope
+    return None
+
+
+def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None]:
+    """``(after|before, relative to what, (between a, b))``."""
+    if operation == "discount" or re.search(r"\bhow (?:long|much time|many (?:seconds|minutes))\b", lower):
+        return None, None, None  # "after the discount", "how long before it reverts": no moment of the video
+    if m := _BETWEEN.search(text):
+        a, b = _strip(m["a"]), _strip(m["b"])
+        if not re.match(r"^\d", a):  # "between 1:00 and 1:30" is a clock range, read elsewhere
+            return None, None, (a, b)
+    if m := _RELATIVE.search(text):
+        rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
+        # "after the Dickens passage ends": the part is what matters; its edge is the relation's
+        what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)$", "", _strip(m["what"]), flags=re.I)
+        for q in quoted:
+            if q in text[m.start():]:
+                what = q
+        if re.match(r"(?:that|this|it|then|they|he|she|the previous one)\b", what, re.I):
+            what = None  # "after that", "before it reverts": relative to what the last answer cited
+        elif not set(tokenize(what)) - _GENERIC_TARGETS:
+            what = None  # "after the narration": no particular part, the one the question's topic is in
+        return rel, what, None
+    if found := AFTER_BEFORE.search(lower):
+        return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None
+    return None, None, None
+
+
+def analyse(text: str, previous: Question | None = None) -> Question:
+    text = re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()
+    quoted = quoted_phrases(text)
+    bare = text
+    for q in quoted:  # quoted words are looked for, not read as the question's grammar
+        bare = bare.replace(q, " ")
+    text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
+    lower, bare_lower = text.lower(), bare.lower()
+    words = set(re.findall(r"[a-z'-]+", bare_lower))
+    keywords = content_words(text_for_topic)
+    wants = set()
+    if words & SPEECH_WORDS:
+        wants.add("speech")
+    if words & OCR_WORDS or "on screen" in bare_lower:
+        wants.add("ocr")
+    if words & AUDIO_WORDS:
+        wants.add("audio")
+    if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
+        wants.add("visual")
+    operation = _operation(bare_lower)
+    intent = find_intent(text)
+    time_range, moment = _video_time(text)
+    relation, relation_to, between = _relation(bare, bare_lower, operation, quoted)
+    question = Question(
+        text=text,
+        keywords=keywords,
+        wants=wants,
+        answer_type=_answer_type(bare_lower),
+        wh=_wh(bare_lower),
+        operation=operation if intent is None else None,
+        operands=_operands(text) if operation and intent is None else [],
+        time_range=time_range,
+        moment=moment,
+        quoted=quoted,
+        intent=intent,
+        relation=relation,
+        relation_to=relation_to,
+        between=between,
+    )
+    question.owner = _owner(text, question.operands)
+    question.asked_for = _asked_for(bare_lower)
+    question.scope = _scope(text, quoted) if time_range is None else None
+    if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
+        question.scope = None  # "after the Dickens passage": the part is what the moment is relative to, not where to look
+    if _POSITION_START.search(bare):
+        question.position = "start"
+    elif _POSITION_END.search(bare):
+        question.position = "end"
+    question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time",)
+    question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
+    question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
+        r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
+    question.overview = bool(_OVERVIEW.search(bare)) and intent is None and not quoted
+    if re.search(r"\b(?:short|brief|briefly|one sentence|quick|in a (?:word|line))\b", bare_lower):
+        question.summary_length = "short"
+    elif re.search(r"\b(?:detailed|long|full|complete|rundown|everything)\b", bare_lower):
+        question.summary_length = "long"
+    if _COUNT_NAMES.search(bare):
+        question.count = "names"
+    elif _COUNT_MENTIONS.search(bare):
+        question.count = "mentions"
+    if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
+        question.role = role[0].lower()
+    question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
+    question.refers_back = previous is not None and bool(_BACK.search(bare))
+    own_words = [w for w in keywords if w.lower() not in INTENT_WORDS]
+    if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
+        question.follow_up = True
+        # the earlier topic says where this one is (its own words say what it asks), and it holds
+        # for the question after it too ("and before that?")
+        question.carried = previous.keywords or previous.carried
+        if not own_words and question.relation is None and not question.asks_moment:  # "and the price?" alone
+            question.keywords = list(dict.fromkeys(keywords + question.carried))
+    return question

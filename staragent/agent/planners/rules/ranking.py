@@ -1,0 +1,249 @@
+"""How well a line the tools found answers the question.
+
+A line scores for the question's words it holds (a rare word among the lines read counts more than
+one on every line), for what is shown or said beside it at the same moment (a slide's title above a
+figure), for holding the kind of answer asked for beyond the question's own words (a name, an
+amount, a date ...), for being where the question looks (inside the part of the video it names), for
+where the search ranked it, and for the words the question quotes. A line that only repeats the
+question (a heading) loses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ....index.text import GLUED, tokenize
+from ....schema import Evidence
+from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
+from .question import Question
+
+MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
+NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
+PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
+CLOCK_TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b(?!\s?%)|\b\d{1,2}\s?(?:am|pm)\b", re.I)
+NAME = re.compile(r"\b(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z]+(?:[\s-]+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b|\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][a-z]+")
+_PROPER = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]{2,}|(?<=\s)[A-Z][a-z]+\s+[A-Z][a-z]+")
+_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:today|tomorrow|yesterday|tonight)\b", re.I)
+_LONE_NAME = re.compile(r"[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+){0,2}")
+YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
+MONTH_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I)
+URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info|tv)\b", re.I)
+_BARE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+LABEL = re.compile(r"^\s*([^:]{2,30}):\s*\S")
+SALIENT_SOUNDS = {"tone": 0.3, "burst": 0.3, "noise": 0.25, "sound": 0.1, "silence": 0.0}
+TYPE_BONUS = 0.6
+
+
+_TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof|Sir|Lady|Lord)\.?\s", re.I)
+
+
+def person_names(text: str) -> list[str]:
+    """Names of people written in ``text``: capitalised words in a row, at least one of which is no
+    common English word ("Sacha Goedegebure", "Mr. John Dashwood"; not "Desktop Sharing")."""
+    common = common_words()
+    out = []
+    for name in NAME.findall(text):
+        name = re.sub(r"^(?:(?:The|A|An|This|That|Our|My|Your|Their|His|Her|Its|And|But|So|Then|In|On|At|Of|For|With)\s+)+", "", name)
+        if " " not in name.strip() and not _TITLE.match(name):
+            continue
+        words = re.findall(r"[A-Za-z]+", name)
+        if _TITLE.match(name) or not common or any(w.lower() not in common for w in words if len(w) > 1):
+            out.append(name)
+    return out
+
+
+def has_type(text: str, answer_type: str | None) -> bool:
+    """Whether ``text`` states something of the kind asked for."""
+    text = GLUED.sub(" ", text)  # "14March2025", "Gate7": OCR lost the spaces
+    if answer_type == "money":
+        return bool(MONEY.search(text))
+    if answer_type == "percent":
+        return bool(PERCENT.search(text))
+    if answer_type in ("number", "duration"):  # "one" is left out: "One more offer" states no number
+        return bool(NUMBER.search(text)) or bool(set(re.findall(r"[a-z]+", text.lower())) & (set(NUMBER_WORDS) - {"one", "zero"}))
+    if answer_type == "time":
+        return bool(CLOCK_TIME.search(text))
+    if answer_type == "when":  # a clock time or a date
+        return bool(CLOCK_TIME.search(text) or YEAR.search(text) or MONTH_DAY.search(text) or _DAY.search(text))
+    if answer_type == "date":
+        return bool(YEAR.search(text) or MONTH_DAY.search(text) or _DAY.search(text))
+    if answer_type == "person":
+        return bool(person_names(text))
+    if answer_type == "place":  # "Office: Dubai" beyond the question's words leaves "Dubai"
+        return bool(NAME.search(text) or _PROPER.search(text) or _LONE_NAME.fullmatch(text.strip(" .,:;")))
+    if answer_type == "url":
+        return bool(URL.search(text))
+    if answer_type == "entity":  # "which company ...": a name of something, capitalised
+        return bool(re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+|\b[A-Z]{2,}\b", text.strip()))
+    return False
+
+
+def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
+    """The question's words found among ``tokens``, a word also matching one it begins or ends
+    ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs."""
+    found = wanted & tokens
+    for w in wanted - found:
+        if len(w) >= 4 and any(len(t) >= 4 and (t.startswith(w) or w.startswith(t)) for t in tokens):
+            found.add(w)
+    return found
+
+
+def beyond_question(text: str, q: Question) -> str:
+    """``text`` without the words the question already used: what the line adds. A number is news
+    unless the question wrote it as a number of its own ("Q4 2025" asks about 2025, not about 4)."""
+    wanted, given = q.tokens, set(_BARE_NUMBER.findall(q.text))
+    kept = []
+    for word in text.split():
+        bare = word.strip(".,;:!?$€£%()“”\"'")
+        if (_BARE_NUMBER.fullmatch(bare) and bare not in given) or not matched(wanted, set(tokenize(word))):
+            kept.append(word)
+    return " ".join(kept)
+
+
+def word_weights(wanted: set[str], lines: list[set[str]]) -> dict[str, float]:
+    """How telling each question word is among the lines read: a word on every line (the product
+    a slide is about) tells less than the one word that singles out a line ("battery"), and a word
+    on no line tells nothing about which line answers."""
+    counts = {w: sum(1 for toks in lines if matched({w}, toks)) for w in wanted}
+    return {w: 1.0 / n if n else 0.0 for w, n in counts.items()}
+
+
+def weighted(found: set[str], weights: dict[str, float]) -> float:
+    total = sum(weights.values())
+    return sum(weights.get(w, 0.0) for w in found) / total if total else 0.0
+
+
+def normalised(text: str) -> str:
+    """Lower-case words only, for finding quoted words in a line whatever its punctuation."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower().replace("'", "")))
+
+
+def quote_share(quote: str, text: str) -> float:
+    """How much of a quoted phrase ``text`` holds: 1 when it holds it whole, else the share of its
+    words in order (speech recognition and OCR garble a word or two)."""
+    q, t = normalised(quote), normalised(text)
+    if not q:
+        return 0.0
+    if q in t:
+        return 1.0
+    words, found = q.split(), set(t.split())
+    return sum(1 for w in words if w in found) / len(words) * 0.9
+
+
+@dataclass
+class Scored:
+    score: float
+    share: float
+    """the weighted part of the question's words the line itself holds"""
+    evidence: Evidence
+
+
+def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str]) -> tuple[float, float]:
+    """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it."""
+    toks = set(tokenize(e.text))
+    share = weighted(matched(wanted, toks), weights)
+    around = weighted(matched(wanted, toks | context), weights)
+    news = beyond_question(e.text, q)
+    score = share + 0.5 * (around - share) + (TYPE_BONUS if has_type(news, q.answer_type) else 0.0)
+    score += 0.15 if e.modality in q.wants else 0.0
+    label = LABEL.match(e.text)
+    label_words = set(tokenize(label[1])) if label else set()
+    if e.modality == "ocr" and label_words and tokenize(news) and matched(label_words, wanted) == label_words:
+        score += 0.5  # "How long does the battery last?" -> "Battery: 26 hours"
+    elif q.asked_for and e.modality != "audio" and tokenize(news) and matched(set(tokenize(q.asked_for)), toks):
+        score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
+    if not tokenize(news):
+        score -= 0.4
+    for quote in q.quoted:
+        found = quote_share(quote, e.text)
+        if found >= 0.6:
+            score += 1.5 * found
+            share = max(share, found)
+    if (q.time_range or q.relation) and e.source != "cross_modal_search" and (not q.wants or e.modality in q.wants):
+        share = max(share, 0.5)  # the question named the moment: what is there is the answer
+    if share == 0 and around >= 0.5:
+        share = 0.3 * around  # the figure under a matching title: eligible, though it names nothing asked
+    if e.modality == "audio" and "audio" in q.wants:
+        share = max(share, 0.5)
+        score += 0.5 + SALIENT_SOUNDS.get(e.text.split(":", 1)[0], 0.0)
+        if e.text.startswith("silence"):  # a pause between sentences is not "the silence after"
+            score += 0.06 * min(e.end - e.start, 6.0)
+            if q.names_a_sound:  # "what sound ...": silence is no sound
+                score -= 0.5
+        elif "tonal" in e.text:
+            score += 0.1  # a chime or a bell says more than an unnamed sound
+        if q.moment is not None:  # "around 0:50": the nearer, the likelier
+            score += 0.3 * max(0.0, 1.0 - min(abs(e.start - q.moment), abs(e.end - q.moment)) / 10.0)
+    return score, share
+
+
+def names_in_question(q: Question) -> set[str]:
+    """The tokens of the names the question uses: capitalised words not at its start ("Montreal")."""
+    words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + q.text.split(None, 1)[-1]) if " " in q.text else []
+    return set(tokenize(" ".join(words)))
+
+
+def labelled(evidence: list[Evidence]) -> dict[tuple, str]:
+    """On-screen values and the label on the line before them in the same frame ("Resolution:"
+    then "1280×1024"), by the value's ``Evidence.key()``."""
+    out = {}
+    for before, after in zip(evidence, evidence[1:]):
+        same_frame = before.modality == after.modality == "ocr" and (before.start, before.end, before.source) == (after.start, after.end, after.source)
+        if same_frame and before.text.rstrip().endswith(":") and ":" not in after.text.rstrip(":"):
+            out[after.key()] = before.text.rstrip(" :")
+    return out
+
+
+def rank(
+    q: Question,
+    evidence: list[Evidence],
+    *,
+    wanted: set[str] | None = None,
+    focus: list[tuple[float, float]] | None = None,
+    search_rank: dict[tuple, int] | None = None,
+    edge: float | None = None,
+) -> list[Scored]:
+    """Every line that bears on the question, best first. ``focus``: the spans the question names
+    (lines outside them are left out when any line is inside); ``search_rank``: the rank (1 = best)
+    of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
+    placed right after or before something points at (the nearer a sound, the likelier)."""
+    wanted = q.tokens if wanted is None else wanted
+    tokens = {e.key(): set(tokenize(e.text)) for e in evidence}
+    read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
+    weights = word_weights(wanted, read or list(tokens.values()))
+    names = names_in_question(q) & wanted
+    sounds = [e.start for e in evidence if e.modality == "audio"]
+    first, last = (min(sounds), max(sounds)) if sounds else (0.0, 0.0)
+    inside_focus = False
+    if focus:
+        inside = [e for e in evidence if any(e.start < b and e.end > a for a, b in focus)]
+        evidence, inside_focus = inside or evidence, bool(inside)
+    labels = labelled(evidence)
+    out = []
+    for e in evidence:
+        beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
+        score, share = score_line(q, e, set().union(*beside), weights, wanted)
+        if names:
+            # "the Montreal warehouse": a line said or shown while something else is on (another
+            # warehouse's slide) answers for that, not for the one the question names
+            about = set().union(*(tokens[o.key()] for o in evidence if o.start < e.end + 2 and o.end > e.start - 2))
+            if not matched(names, about):
+                score -= 0.6
+        if (label := labels.get(e.key())) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
+            score += 0.5  # "Resolution:" on the line above "1280×1024": the value of what is asked
+            share = max(share, weighted(matched(wanted, set(tokenize(label))), weights))
+        if e.modality == "audio" and q.relation and edge is not None:
+            score += 0.3 * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / 20.0)
+        elif e.modality == "audio" and q.relation and last > first:
+            position = (e.start - first) / (last - first)
+            score += 0.15 * (position if q.relation == "after" else 1 - position)
+        if search_rank and (place := search_rank.get(e.key())):
+            # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
+            # words to match, so where it is (the span the question's topic was found in) counts most
+            score += (0.6 if e.modality == "audio" else 0.1) / place
+        if share > 0 or inside_focus:  # inside the part the question names, every line is a candidate
+            out.append(Scored(score, share, e))
+    out.sort(key=lambda s: (-s.score, s.evidence.start))
+    return out
