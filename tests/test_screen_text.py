@@ -67,7 +67,7 @@ def test_readings_of_one_line_are_merged():
     assert not same_text("Step 1: check in", "Step 2: board")
     box = [0.1, 0.1, 0.5, 0.2]
     pieces = [OcrLine(text="Keep calm", box=box, score=0.9, start=100.0, end=120.0),
-              OcrLine(text="Keep calm", box=box, score=0.95, start=120.0, end=130.0),
-              OcrLine(text="Other", box=box, score=0.9, start=120.0, end=121.0)]
-    joined = join_pieces(pieces, [120.0])
-    assert [(line.text, line.start, line.end) for line in joined] == [("Keep calm", 100.0, 130.0), ("Other", 120.0, 121.0)]
+              OcrLine(text="Keep calm", box=box, score=0.95, start=120.04, end=130.0),  # the next piece's first frame
+              OcrLine(text="Other", box=box, score=0.9, start=120.04, end=121.0)]
+    joined = join_pieces(pieces, [120.0], within=1.0)
+    assert [(line.text, line.start, line.end) for line in joined] == [("Keep calm", 100.0, 130.0), ("Other", 120.04, 121.0)]

@@ -6,12 +6,15 @@ Frames come about once a second. Most of the work is deciding cheaply what is ne
    every line on screen simply stays, and nothing else runs.
 2. Rows that changed make horizontal bands (text lines run across, so a band spans the full
    width, and grows to cover the lines already on screen that it touches); when the bands cover
-   most of the frame, the whole frame is one band. The text detector runs on each band, downscaled.
-3. Each detected line is compared by its look (a small grey patch) with the lines on screen in
-   that band, wherever it moved to (scrolling credits move every second). Only lines that match
-   none are recognised, all together in one batch.
-4. A reading close to a line that was in the band a moment ago (an OCR variant, a flicker, a line
-   scrolling in from the edge) continues that line instead of starting another.
+   most of the frame, the whole frame is one band. The text detector runs on each band, downscaled;
+   in moving pictures (the whole frame changing frame after frame) it first glances at a frame
+   half that size and looks closer only when it finds text there.
+3. Each detected line is compared by its look (a small grey picture) with the lines on screen in
+   that band, where they can have moved to: along their row (a crawl) or a few lines up or down
+   (scrolling credits move every second). Only lines that match none are recognised.
+4. A reading close to a line that was there a moment ago (an OCR variant, a flicker, a line
+   scrolling in from the edge or revealed letter by letter) continues that line instead of
+   starting another.
 
 Each line keeps the time it was first seen (``start``) and the time of the first examined frame
 it was gone from (``end``), so both are accurate to one sampling step.
@@ -184,7 +187,6 @@ class _Track:
     quad: np.ndarray  # where it is now, in pixels
     look: _Look
     start: float
-    last: float
     end: float | None = None
 
 
@@ -216,6 +218,7 @@ class TextTracker:
         self.open: list[_Track] = []
         self.closed: list[_Track] = []
         self.reference: np.ndarray | None = None
+        self._whole_changes: list[bool] = []  # of the last examined frames, which changed as a whole
         self._width = self._height = 0
         self.stats = TrackerStats()
 
@@ -261,20 +264,28 @@ class TextTracker:
         return min(1.0, self.detect_width / max(1, self._width))
 
     def _detect(self, image: np.ndarray, bands: list[tuple[int, int]]) -> list[np.ndarray]:
+        whole = bands == [(0, image.shape[0])]
+        moving = whole and sum(self._whole_changes) >= 2  # most of the picture changes second after second: moving pictures
+        self._whole_changes = [*self._whole_changes[-2:], whole]
+        # in moving pictures text is rare: a glance at a half-size frame first, a closer look only when it finds some
+        if moving and not self._detect_in(image, 0, image.shape[0], self._detect_scale / 2):
+            return []
+        return [quad for top, bottom in bands for quad in self._detect_in(image, top, bottom, self._detect_scale)]
+
+    def _detect_in(self, image: np.ndarray, top: int, bottom: int, scale: float) -> list[np.ndarray]:
+        """Text lines in rows ``top:bottom`` of ``image``, detected at ``scale``, in pixels of the frame."""
         import cv2
 
-        scale = self._detect_scale
+        region = image[top:bottom]
+        if scale < 1.0:
+            size = (max(1, round(region.shape[1] * scale)), max(1, round(region.shape[0] * scale)))
+            region = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
+        self.stats.detections += 1
         quads = []
-        for top, bottom in bands:
-            region = image[top:bottom]
-            if scale < 1.0:
-                size = (max(1, round(region.shape[1] * scale)), max(1, round(region.shape[0] * scale)))
-                region = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
-            self.stats.detections += 1
-            for quad in self.reader.detect(region):
-                quad = np.asarray(quad, np.float32) / scale
-                quad[:, 1] += top
-                quads.append(quad)
+        for quad in self.reader.detect(region):
+            quad = np.asarray(quad, np.float32) / scale
+            quad[:, 1] += top
+            quads.append(quad)
         return quads
 
     # ------------------------------------------------------------ one frame
@@ -290,9 +301,7 @@ class TextTracker:
             self._width = full.shape[1]
             self._height = full.shape[0]
         bands = self._bands(small, self._height)
-        if bands is None:
-            for track in self.open:
-                track.last = time
+        if bands is None:  # nothing changed: every line stays
             return
         self.stats.examined += 1
         self.reference = small.astype(np.int16)
@@ -300,10 +309,7 @@ class TextTracker:
         grey = cv2.cvtColor(full, cv2.COLOR_RGB2GRAY)
         quads = self._detect(full, bands)
 
-        inside = [t for t in self.open if any(_overlaps(t.quad, a, b) for a, b in bands)]
-        for track in self.open:
-            if track not in inside:
-                track.last = time
+        inside = [t for t in self.open if any(_overlaps(t.quad, a, b) for a, b in bands)]  # the others stay
         # same look, wherever it moved: the same line, no need to read it again
         pairs = []
         for ti, track in enumerate(inside):
@@ -319,7 +325,7 @@ class TextTracker:
                 continue
             matched_tracks.add(ti)
             matched_quads.add(qi)
-            inside[ti].quad, inside[ti].look, inside[ti].last = quads[qi], there, time
+            inside[ti].quad, inside[ti].look = quads[qi], there
         new = [q for i, q in enumerate(quads) if i not in matched_quads]
         readings = self.reader.recognize(full, new) if new else []
         self.stats.recognised += len(new)
@@ -338,7 +344,7 @@ class TextTracker:
             for track in [t for t in waiting if t.text is not None] + recent[::-1]:
                 if (same_text(track.text, text) or part_of(track.text, text)) and self._related(track.quad, quad):
                     track.text, track.score = better_reading((track.text, track.score), (text, score))
-                    track.quad, track.look, track.last = quad, look, time
+                    track.quad, track.look = quad, look
                     if track in waiting:
                         waiting.remove(track)
                     else:
@@ -351,7 +357,7 @@ class TextTracker:
             round(float(quad[:, 0].max()) / self._width, 4), round(float(quad[:, 1].max()) / self._height, 4),
         ]
         box = [min(1.0, max(0.0, v)) for v in box]
-        self.open.append(_Track(text if readable else None, score, box, quad, look, start=time, last=time))
+        self.open.append(_Track(text if readable else None, score, box, quad, look, start=time))
 
     def _related(self, before: np.ndarray, now: np.ndarray) -> bool:
         """Two boxes that can hold one line a moment apart: on the same row (a flicker, a line
@@ -398,19 +404,18 @@ def _merge(bands: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return merged
 
 
-def join_pieces(lines: list[OcrLine], boundaries: Iterable[float]) -> list[OcrLine]:
+def join_pieces(lines: list[OcrLine], boundaries: Iterable[float], within: float) -> list[OcrLine]:
     """Lines cut at a boundary between separately read pieces of the video, put back together:
-    one ending at a boundary and one of the same text starting there are one line."""
-    cuts = {round(b, 3) for b in boundaries}
+    one ending at a boundary and one of the same text starting there (at the next piece's first
+    sampled frame, less than ``within`` seconds later) are one line."""
+    cuts = sorted(round(b, 3) for b in boundaries)
     out: list[OcrLine] = []
     ending: dict[float, list[OcrLine]] = {}
     for line in sorted(lines, key=lambda x: x.start):
-        if line.end is None or line.start is None:
-            continue
-        before = ending.get(line.start, []) if line.start in cuts else []
-        earlier = next((x for x in before if same_text(x.text, line.text)), None)
+        cut = next((c for c in cuts if c <= line.start < c + within), None)
+        earlier = next((x for x in ending.get(cut, []) if same_text(x.text, line.text)), None)
         if earlier is not None:
-            before.remove(earlier)
+            ending[cut].remove(earlier)
             earlier.text, earlier.score = better_reading((earlier.text, earlier.score), (line.text, line.score))
             earlier.end = line.end
             line = earlier

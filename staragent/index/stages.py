@@ -425,7 +425,7 @@ def _ocr_params(ctx: BuildContext) -> dict:
     return params
 
 
-OCR_PIECES, OCR_PIECE_SECONDS = 30, 10.0
+OCR_PIECES, OCR_PIECE_SECONDS = 12, 10.0
 """the OCR pass is checkpointed in about this many pieces of at least this many seconds each (a
 killed build resumes at the piece it was in)"""
 
@@ -465,7 +465,7 @@ def run_ocr(ctx: BuildContext) -> dict:
     stats = TrackerStats()
     for result in results:
         stats.add(result["stats"])
-    lines = join_pieces([OcrLine(**row) for result in results for row in result["lines"]], bounds[1:-1])
+    lines = join_pieces([OcrLine(**row) for result in results for row in result["lines"]], bounds[1:-1], within=1.0 / s.ocr_fps)
     write_jsonl(ctx.path("ocr.jsonl"), [line.model_dump() for line in lines])
     finish_checkpoint(ctx, "ocr")
     model = "+".join(ctx.settings.models.ocr_languages) if stage_backend(ctx, "ocr") == "easyocr" else "pp-ocr"
