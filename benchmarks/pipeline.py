@@ -7,6 +7,7 @@ Indexing runs in a child process so that its peak memory (max RSS) is measured o
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -17,13 +18,15 @@ from pathlib import Path
 from common import WORK, Timer, save, summary
 
 INDEX_CHILD = """
-import json, sys, time
+import json, resource, sys, time
 from staragent.config import load_settings
 from staragent.index.builder import build_index
-settings = load_settings(cache_dir=sys.argv[2], progress=False)
+settings = load_settings(cache_dir=sys.argv[2], progress=False, index=json.loads(sys.argv[3]))
 started = time.perf_counter()
 index = build_index(sys.argv[1], settings)
-print(json.dumps({"seconds": time.perf_counter() - started,
+seconds = time.perf_counter() - started
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime,
                   "stages": {k: v.seconds for k, v in index.manifest.stages.items()},
                   "info": {k: v.info for k, v in index.manifest.stages.items()}}))
 """
@@ -50,6 +53,7 @@ def decode_floor(video: Path) -> dict:
     from staragent.config import IndexSettings
 
     cfg = IndexSettings()
+    cpu = time.process_time()
     with Timer() as tv, av.open(str(video)) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
@@ -58,17 +62,31 @@ def decode_floor(video: Path) -> dict:
         frames = sum(1 for _ in container.decode(stream))
     with Timer() as ta:
         media.load_audio(video)
-    return {"video_seconds": tv.seconds, "audio_seconds": ta.seconds, "total_seconds": tv.seconds + ta.seconds, "decoded_frames": frames}
+    return {"video_seconds": tv.seconds, "audio_seconds": ta.seconds, "total_seconds": tv.seconds + ta.seconds, "decoded_frames": frames,
+            "cpu_seconds": time.process_time() - cpu}
 
 
-def index_once(video: Path, cache: Path) -> dict:
-    shutil.rmtree(cache, ignore_errors=True)
+def index_once(video: Path, cache: Path, fresh: bool = True, **index_settings) -> dict:
+    """Index ``video`` in a child process (into ``cache``, emptied first when ``fresh``)."""
+    if fresh:
+        shutil.rmtree(cache, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    out = subprocess.run([sys.executable, "-c", INDEX_CHILD, str(video), str(cache)], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", INDEX_CHILD, str(video), str(cache), json.dumps(index_settings)], capture_output=True, text=True, check=True)
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     result = json.loads(out.stdout.strip().splitlines()[-1])
     result["peak_rss_mb"] = max(peak_kb, before) / 1024
     return result
+
+
+def speech_recognition(video: Path, cache: Path) -> dict:
+    """What indexing costs when the video comes without subtitles: the same index rebuilt with
+    them ignored, in a copy of the cache, so only speech recognition and the joins after it run."""
+    copy = cache.with_name(cache.name + "-no-subtitles")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(cache, copy)
+    rebuilt = index_once(video, copy, fresh=False, subtitles=False)
+    shutil.rmtree(copy, ignore_errors=True)
+    return {"seconds": rebuilt["stages"]["speech"], "info": rebuilt["info"]["speech"], "rebuild_seconds": rebuilt["seconds"]}
 
 
 def latencies(video: Path, cache: Path) -> dict:
@@ -121,7 +139,10 @@ def main(minutes: float = 60.0) -> dict:
     cache = WORK / "cache"
     indexed = index_once(video, cache)
     print(f"index {indexed['seconds']:.1f} s, peak {indexed['peak_rss_mb']:.0f} MB", flush=True)
+    load = os.getloadavg()[0]
     timings = latencies(video, cache)
+    asr = speech_recognition(video, cache)
+    print(f"speech recognition without subtitles {asr['seconds']:.1f} s", flush=True)
     data = {
         "command": "python benchmarks/run.py pipeline",
         "video": {"minutes": round(duration / 60, 1), "file": video.name},
@@ -130,6 +151,8 @@ def main(minutes: float = 60.0) -> dict:
         "index_x_realtime": duration / indexed["seconds"],
         "floor_x_realtime": duration / floor["total_seconds"],
         "index_over_floor": indexed["seconds"] / floor["total_seconds"],
+        "load_average": round(load, 1),
+        "speech_recognition": {**asr, "x_realtime": duration / asr["seconds"] if asr["seconds"] else None},
         **timings,
     }
     save("pipeline_cpu", data)

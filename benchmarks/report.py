@@ -26,6 +26,9 @@ def pipeline_section(data: dict) -> list[str]:
         f"| index, fresh cache | {_f(idx['seconds'], 1)} s = **{_f(data['index_x_realtime'], 1)}× real time** |",
         f"| decode floor (PyAV: same frames + audio, nothing else) | {_f(floor['total_seconds'], 1)} s = {_f(data['floor_x_realtime'], 1)}× real time |",
         f"| index time / decode floor | **{_f(data['index_over_floor'])}** |",
+        *([f"| CPU time: index / decode floor | {_f(idx['cpu_seconds'], 0)} s / {_f(floor['cpu_seconds'], 0)} s |"] if "cpu_seconds" in idx else []),
+        *([f"| machine load (1-minute load average after indexing, {m['cores']} cores) | {_f(data['load_average'], 1)} |"] if "load_average" in data else []),
+        *([_speech_row(data["speech_recognition"])] if data.get("speech_recognition") else []),
         f"| peak memory of the indexing process (max RSS) | {_f(idx['peak_rss_mb'], 0)} MB |",
         f"| search latency p50 / p95 ({data['search_s']['n']} queries) | {_f(data['search_s']['p50'] * 1000, 1)} / {_f(data['search_s']['p95'] * 1000, 1)} ms |",
         f"| ask latency p50 / p95 ({data['ask_s']['n']} questions: every non-visual fact of the script, rule planner) | {_f(data['ask_s']['p50'] * 1000, 0)} / {_f(data['ask_s']['p95'] * 1000, 0)} ms |",
@@ -33,7 +36,7 @@ def pipeline_section(data: dict) -> list[str]:
         *([f"| `staragent ask` in a fresh process (imports, index, answer), p50 of {data['cold_ask_s']['n']} | {_f(data['cold_ask_s']['p50'], 2)} s |"]
           if data.get("cold_ask_s") else []),
         "",
-        "Stage times (seconds; the audio lane and the video lane run side by side, so they overlap):",
+        "Stage times (seconds; the audio, video and on-screen text lanes run side by side, so they overlap):",
         "",
         "| stage | seconds | facts |",
         "| --- | --- | --- |",
@@ -42,6 +45,13 @@ def pipeline_section(data: dict) -> list[str]:
         info = ", ".join(f"{k}={v}" for k, v in idx["info"].get(stage, {}).items())
         lines.append(f"| {stage} | {_f(seconds, 1)} | {info} |")
     return lines + [""]
+
+
+def _speech_row(asr: dict) -> str:
+    info = asr["info"]
+    heard = f", {_f(info['speech_seconds'], 0)} s of speech found by VAD" if info.get("speech_seconds") is not None else ""
+    return (f"| speech recognition alone, the same video without its subtitles ({info.get('model', info.get('source'))}{heard}) "
+            f"| {_f(asr['seconds'], 1)} s = **{_f(asr['x_realtime'], 1)}× real time** |")
 
 
 def chat_storage_section(data: dict) -> list[str]:

@@ -55,11 +55,13 @@ class IndexSettings(BaseModel):
     captions: bool = Field(False, description="caption the video densely with the video refiner while indexing (slow)")
     caption_window: float = Field(30.0, gt=1, description="longest stretch of a scene described by one caption")
     audio_tag_window: float = Field(10.0, gt=0.5, description="seconds of audio per audio-tagger call")
-    ocr_min_score: float = Field(0.5, ge=0, le=1)
-    ocr_min_height: int = Field(720, ge=0, description="smaller keyframes are upscaled for OCR (small text loses its spaces)")
-    ocr_reuse_threshold: float = Field(
-        0.02, ge=0, description="a keyframe this close (0-1 mean change) to the previous one reuses its OCR"
+    keyframe_reuse_threshold: float = Field(
+        0.02, ge=0, description="a keyframe this close (0-1 mean change) to the previous one shares its picture"
     )
+    ocr_fps: float = Field(1.0, gt=0, le=10, description="frames per second examined for on-screen text (only changed ones are read)")
+    ocr_detect_width: int = Field(960, ge=160, description="frames are downscaled to this width for text detection (recognition reads the full frame)")
+    ocr_min_score: float = Field(0.5, ge=0, le=1)
+    ocr_min_height: int = Field(720, ge=0, description="text from frames less tall than this is enlarged before it is read (small text loses its spaces)")
     acoustic_window: float = Field(0.5, gt=0, description="seconds per acoustic-statistics window")
     subtitles: bool = Field(True, description="use sidecar or embedded subtitles for speech when present")
     require_audio: bool = Field(

@@ -209,8 +209,9 @@ def scan_frames(
     width: int = 192,
     skip_nonref: bool = True,
     threads: bool = True,
+    start: float = 0.0,
 ) -> Iterator[SampledFrame]:
-    """Decode the video once, front to back, yielding a frame every ``1/fps`` seconds.
+    """Decode the video once, front to back (from ``start``), yielding a frame every ``1/fps`` seconds.
 
     Frames between samples are decoded (the codec needs them) but never converted, which is where
     the time goes. ``skip_nonref`` lets the decoder drop frames no other frame depends on.
@@ -228,6 +229,9 @@ def scan_frames(
         height = max(2, int(round(src_h * width / max(1, src_w) / 2)) * 2)
         step = 1.0 / fps
         next_t = 0.0
+        if start > 0:
+            container.seek(int(start / stream.time_base), stream=stream, backward=True)
+            next_t = np.ceil(start / step - 1e-6) * step
         scaler = VideoReformatter()  # one scaler for the whole pass; a new one per frame costs as much as decoding
         try:
             for frame in container.decode(stream):

@@ -25,15 +25,23 @@ class SpeechLine(BaseModel):
 
 
 class OcrLine(BaseModel):
-    """A line of text read from a keyframe; ``box`` is ``[x0, y0, x1, y1]`` as fractions of the frame."""
+    """A line of text on screen; ``box`` is ``[x0, y0, x1, y1]`` as fractions of the frame (where it
+    was read). In an index, ``[start, end)`` is when it was on screen: from the first sampled frame
+    that showed it to the first that no longer did."""
 
     text: str
     box: list[float]
     score: float
+    start: float | None = None
+    end: float | None = None
+
+    def overlaps(self, start: float, end: float) -> bool:
+        return self.start is not None and self.end is not None and self.start < end and self.end > start
 
 
 class Keyframe(BaseModel):
-    """A frame kept for OCR and embeddings; it stands for the picture from ``time`` to ``until``."""
+    """A frame kept for embeddings and for tools that look at pictures; it stands for the picture
+    from ``time`` to ``until``. Keyframes showing the same picture share its ``file``."""
 
     id: int
     time: float
@@ -42,7 +50,6 @@ class Keyframe(BaseModel):
     file: str
     width: int
     height: int
-    ocr_from: int | None = Field(None, description="id of an earlier, near-identical keyframe whose OCR it shares")
 
 
 class AcousticEvent(BaseModel):

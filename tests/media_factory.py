@@ -20,6 +20,7 @@ class Slide:
     background: tuple[int, int, int] = (40, 40, 40)
     moving_box: bool = False
     painter: Callable[[np.ndarray], None] | None = None  # draws more on the slide (BGR image)
+    animate: Callable[[np.ndarray, float], None] | None = None  # draws on each frame (BGR image, seconds into the slide)
 
 
 @dataclass
@@ -70,6 +71,8 @@ def _frames(slides: list[Slide], fps: int, size: tuple[int, int]):
             if slide.moving_box:
                 x = int((width - 60) * n / max(1, count - 1))
                 cv2.rectangle(frame, (x, height - 90), (x + 60, height - 30), (0, 0, 255), -1)
+            if slide.animate is not None:
+                slide.animate(frame, n / fps)
             yield frame
 
 
@@ -395,3 +398,66 @@ def spec_sheet_video(path: Path, seconds: float = 3.0, **kwargs) -> ForeignVideo
     """A slide per ``SPEC_SHEET`` fact, each in a colour of its own (a cut between any two)."""
     slides = [Slide(seconds, [line], colour) for (line, _), colour in zip(SPEC_SHEET, SPEC_COLOURS)]
     return make_video(path, slides, subtitles=None, **kwargs)
+
+
+@dataclass
+class Overlay:
+    """Text drawn over the picture from ``start`` to ``end`` seconds (fading in over ``fade``),
+    at ``xy`` (pixels of its baseline's left end), moving up ``scroll`` pixels per second."""
+
+    text: str
+    start: float
+    end: float
+    xy: tuple[int, int]
+    scale: float = 0.9
+    fade: float = 0.0
+    scroll: float = 0.0
+    strip: bool = False  # on a dark strip, as captions are
+
+    def visible_at(self, t: float, height: int, whole: bool = True) -> bool:
+        """On screen at ``t``: whole, or at least partly."""
+        y = self.xy[1] - self.scroll * (t - self.start)
+        if whole:
+            return self.start <= t < self.end and y - 30 >= 0 and y + 8 <= height
+        return self.start <= t < self.end and y + 8 >= 0 and y - 30 <= height
+
+
+def draw_overlays(overlays: list[Overlay]) -> Callable[[np.ndarray, float], None]:
+    """An ``animate`` function for a ``Slide``: a slowly drifting background under the overlays."""
+    import cv2
+
+    def animate(frame: np.ndarray, t: float) -> None:
+        frame[:, :, 0] = np.clip(frame[:, :, 0].astype(np.int16) + int(2 * t), 0, 255).astype(np.uint8)  # the shot never stands still
+        x = int(40 * t) % frame.shape[1]
+        cv2.circle(frame, (x, 150), 18, (60, 160, 220), -1)
+        for o in overlays:
+            if not o.start <= t < o.end:
+                continue
+            alpha = 1.0 if not o.fade else min(1.0, (t - o.start) / o.fade)
+            x, y = o.xy[0], int(round(o.xy[1] - o.scroll * (t - o.start)))
+            layer = frame.copy()
+            if o.strip:
+                (w, h), _ = cv2.getTextSize(o.text, cv2.FONT_HERSHEY_DUPLEX, o.scale, 2)
+                cv2.rectangle(layer, (x - 12, y - h - 12), (x + w + 12, y + 14), (10, 10, 10), -1)
+            cv2.putText(layer, o.text, (x, y), cv2.FONT_HERSHEY_DUPLEX, o.scale, (255, 255, 255), 2, cv2.LINE_AA)
+            cv2.addWeighted(layer, alpha, frame, 1 - alpha, 0, dst=frame)
+
+    return animate
+
+
+def overlay_video(path: Path) -> tuple[ForeignVideo, list[Overlay]]:
+    """One 27-second shot with no cut: a drifting background and a moving disc under a title that
+    stays, two captions in turn, a lower third, a list revealed line by line and scrolling credits."""
+    overlays = [
+        Overlay("The ferry leaves at 9:40", 2.4, 6.4, (150, 330), fade=0.3, strip=True),
+        Overlay("Tickets cost 12 euros", 6.4, 10.6, (160, 330), fade=0.3, strip=True),
+        Overlay("Lena Okafor", 4.3, 12.3, (30, 250), scale=1.0),
+        Overlay("Harbour master", 4.3, 12.3, (30, 285), scale=0.8),
+        Overlay("Step 1: check in", 12.6, 19.0, (330, 120)),
+        Overlay("Step 2: board", 14.6, 19.0, (330, 170)),
+        Overlay("Step 3: sail away", 16.6, 19.0, (330, 220)),
+        Overlay("Camera  Ravi Menon", 19.5, 27.0, (390, 390), scale=0.8, scroll=60.0),
+        Overlay("Sound  Ines Duarte", 19.5, 27.0, (390, 450), scale=0.8, scroll=60.0),
+    ]
+    slide = Slide(27, ["Harbour Report"], (70, 50, 30), animate=draw_overlays(overlays))
+    return make_video(path, [slide], [Sound(1.0, 3.0, "tone")], subtitles=None), overlays

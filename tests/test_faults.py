@@ -58,9 +58,9 @@ def test_an_index_killed_at_any_point_resumes_to_the_same_index(point, foreign, 
     after = reached(markers)[len(before):]
     directory = cache / "index" / foreign_index.dir.name
     manifest, expected = Manifest.load(directory), foreign_index.manifest
-    # nothing done twice: no stage recorded before the kill ran again, no frame was read twice
+    # nothing done twice: no stage recorded before the kill ran again, no piece of the OCR pass was read twice
     assert not {m for m in before if m.startswith("index.stage.")} & set(after)
-    assert (before + after).count("index.item.ocr") == expected.stages["ocr"].info["frames_read"]
+    assert (before + after).count("index.item.ocr") == expected.stages["ocr"].info["pieces"]
     # nothing lost: the same index as a build that was never interrupted
     assert {k: v.fingerprint for k, v in manifest.stages.items()} == {k: v.fingerprint for k, v in expected.stages.items()}
     for name in ("segments.jsonl", "keyframes.jsonl", "ocr.jsonl", "speech.jsonl"):

@@ -33,7 +33,7 @@ def test_foreign_video_index_holds_each_modality(foreign, foreign_index):
     for i in range(1, len(foreign.slides)):
         start, _ = foreign.slide_span(i)
         assert any(abs(c - start) <= 0.6 for c in cuts), f"no cut near {start}"
-    text = " ".join(line.text for lines in idx.ocr.values() for line in lines)
+    text = " ".join(line.text for line in idx.ocr)
     for phrase in ("Coffee Grinder Z9", "$129.50", "Amara Singh", "4,280"):
         assert phrase in text
     assert idx.stage_info("speech")["source"] == "subtitles:conference.vtt"
@@ -57,22 +57,28 @@ def test_second_build_is_a_cache_hit_and_a_changed_setting_reruns_only_its_stage
 
 
 class _FlakyReader:
-    """An OCR backend that counts its calls and, when told to, stops like a Ctrl-C after n frames."""
+    """An OCR backend that notes what it recognises and, when told to, stops like a Ctrl-C when it
+    reads ``stop_at``."""
 
     name = "counting-ocr"
 
-    def __init__(self, stop_after=None):
+    def __init__(self, stop_at=None):
         from staragent.models.ocr import RapidOcrReader
 
         self.inner = RapidOcrReader()
-        self.calls = 0
-        self.stop_after = stop_after
+        self.min_score = self.inner.min_score
+        self.texts: list[str] = []
+        self.stop_at = stop_at
 
-    def read(self, image):
-        if self.stop_after is not None and self.calls >= self.stop_after:
+    def detect(self, image):
+        return self.inner.detect(image)
+
+    def recognize(self, image, quads):
+        found = self.inner.recognize(image, quads)
+        if self.stop_at is not None and any(self.stop_at in text for text, _ in found):
             raise KeyboardInterrupt
-        self.calls += 1
-        return self.inner.read(image)
+        self.texts += [text for text, _ in found]
+        return found
 
 
 def _pool(settings, reader):
@@ -82,20 +88,21 @@ def _pool(settings, reader):
 
 
 def test_interrupted_build_resumes_without_redoing_finished_work(foreign, settings):
-    flaky = _FlakyReader(stop_after=2)
+    flaky = _FlakyReader(stop_at="Live Demo")  # the third slide, 20 s in: two pieces of the OCR pass are done
     with pytest.raises(KeyboardInterrupt):
         build_index(foreign.path, settings, _pool(settings, flaky))
     directory = index_dir_for(foreign.path, file_fingerprint(foreign.path), settings)
     partial = read_jsonl(directory / "ocr.partial.jsonl")
-    assert len(partial) == 3  # the fingerprint line and two finished frames
+    assert len(partial) == 3  # the fingerprint line and the first two pieces (10 s each)
     assert not (directory / "segments.jsonl").exists()
 
     resumed = _FlakyReader()
     index = build_index(foreign.path, settings, _pool(settings, resumed))
-    frames_to_read = index.stage_info("ocr")["frames_read"]
-    assert resumed.calls == frames_to_read - 2
+    assert not any("Amara" in text for text in resumed.texts)  # the second slide was read before the interruption
+    assert "Amara Singh" in " ".join(line.text for line in index.ocr)
     assert not (directory / "ocr.partial.jsonl").exists()
-    assert "Amara Singh" in " ".join(line.text for lines in index.ocr.values() for line in lines)
+    spans = {line.text: (line.start, line.end) for line in index.ocr}
+    assert spans["Attendance"] == (28.0, pytest.approx(38.0, abs=0.2))  # one line across the checkpoint at 30 s
 
 
 KILL_SCRIPT = """
@@ -106,9 +113,9 @@ from staragent.models.pool import ModelPool, ModelSpec
 from staragent.models.ocr import RapidOcrReader
 
 class Slow(RapidOcrReader):
-    def read(self, image):
+    def recognize(self, image, quads):
         time.sleep(0.5)
-        return super().read(image)
+        return super().recognize(image, quads)
 
 settings = load_settings(cache_dir=sys.argv[2], progress=False)
 pool = ModelPool(settings)
@@ -126,13 +133,14 @@ def test_a_killed_process_leaves_only_finished_stages_and_the_next_build_complet
         time.sleep(0.1)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    manifest = json.loads((directory / "manifest.json").read_text())
-    assert "frames" in manifest["stages"] and "segments" not in manifest["stages"]
-    for record in manifest["stages"].values():  # every recorded stage has its outputs in place
+    recorded = directory / "manifest.json"
+    finished = json.loads(recorded.read_text())["stages"] if recorded.exists() else {}
+    assert "ocr" not in finished and "segments" not in finished
+    for record in finished.values():  # every recorded stage has its outputs in place
         assert record["fingerprint"]
     messages = []
     index = build_index(foreign.path, settings, report=messages.append)
-    assert "frames" not in _runs(messages) and "ocr" in _runs(messages)
+    assert "ocr" in _runs(messages) and not set(finished) & _runs(messages)  # finished stages are not run again
     assert len(index.segments) > 3
 
 

@@ -327,9 +327,8 @@ def test_math_stops_reading_at_the_cap(registry, lecture_ctx, monkeypatch):
     from staragent.tools import math_exp
 
     index = lecture_ctx.index
-    [(keyframe, _)] = index.ocr_between(0, 1)[:1]
-    lines = [OcrLine(text=f"{n} + {n} = {2 * n}", score=1.0, box=[0, 0, 1, 1]) for n in range(1, 500)]
-    monkeypatch.setattr(type(index), "ocr_between", lambda self, a, b: [(keyframe, lines)])
+    lines = [OcrLine(text=f"{n} + {n} = {2 * n}", score=1.0, box=[0, 0, 1, 1], start=0.0, end=6.0) for n in range(1, 500)]
+    monkeypatch.setattr(type(index), "ocr_between", lambda self, a, b: lines)
     read = []
     real = math_exp.read_math
     monkeypatch.setattr(math_exp, "read_math", lambda text, comma=False: read.append(text) or real(text, comma))

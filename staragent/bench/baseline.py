@@ -2,7 +2,7 @@
 over transcripts" point of comparison for the tool-using agent.
 
 Each turn sends one prompt (``bench_baseline``) holding the video's text view — every spoken line
-(transcript) and the text of every distinct picture on screen, with their times, in time order, cut
+(transcript) and every line of text on screen, with their times, in time order, cut
 after ``context_chars`` characters (the head of the video is kept; a note says the rest was cut) — the
 conversation so far (the ideal history) and the question. The model makes no tool calls. The text
 view comes from the video's index, built with the run's settings or found in the index cache; without
@@ -41,12 +41,12 @@ def video_text_view(index: Any, budget_chars: int) -> tuple[str, dict[str, Any]]
         for line in index.speech
         if line.text.strip()
     ]
-    previous = None
-    for keyframe, lines in index.ocr_between(0.0, float("inf")):
-        shown = " | ".join(line.text.strip() for line in lines if line.text.strip())
-        if shown and shown != previous:  # a picture that stays on screen is listed once
-            timed.append((keyframe.time, f"[{format_time(keyframe.time)}] on screen: {shown}"))
-        previous = shown or previous
+    together: dict[tuple[float, float], list[str]] = {}  # lines on screen over the same span are listed together
+    for line in index.ocr_between(0.0, float("inf")):
+        if line.text.strip():
+            together.setdefault((line.start, line.end), []).append(line.text.strip())
+    for (start, end), texts in together.items():
+        timed.append((start, f"[{format_time(start)}-{format_time(end)}] on screen: {' | '.join(texts)}"))
     timed.sort(key=lambda item: item[0])
     kept: list[str] = []
     used = 0

@@ -189,9 +189,9 @@ def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: d
         for line in seg.ocr:
             if line.text not in seen:
                 seen.add(line.text)
-                ocr.append((overlap(qtokens, line.text), line.text))
-    for score, text in sorted((x for x in ocr if x[0] > 0 or meant("ocr", x[1])), key=lambda x: -x[0])[:3]:
-        found.append(Evidence(start=start, end=end, modality="ocr", text=text, score=round(score, 3), source="search"))
+                ocr.append((overlap(qtokens, line.text), line))
+    for score, line in sorted((x for x in ocr if x[0] > 0 or meant("ocr", x[1].text)), key=lambda x: -x[0])[:3]:
+        found.append(Evidence(start=line.start, end=line.end, modality="ocr", text=line.text, score=round(score, 3), source="search"))
     for seg in segments:
         if seg.caption and (overlap(qtokens, seg.caption) > 0 or meant("caption", seg.caption)):
             found.append(Evidence(start=seg.start, end=seg.end, modality="caption", text=seg.caption, source="search"))

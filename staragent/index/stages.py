@@ -1,9 +1,10 @@
 """Preprocessing stages. Each reads what earlier stages wrote, writes its own outputs atomically
 into the index directory, and returns a small dict of facts for the manifest.
 
-Two lanes run side by side: the audio lane (decode -> VAD -> speech, acoustics; audio -> tags) and
-the video lane (one decoding pass for scene cuts and keyframes -> OCR, captions, keyframe
-embeddings); segments and BM25 join them. Every stage that runs an expert model depends only on
+Lanes run side by side: the audio lane (decode -> VAD -> speech, acoustics; audio -> tags), the
+video lane (one decoding pass for scene cuts and keyframes -> captions, keyframe embeddings) and
+the text lane (a decoding pass of its own for on-screen text, sampled more often than keyframes);
+segments and BM25 join them. Every stage that runs an expert model depends only on
 the raw lanes and names its backend and model in its parameters, so switching one backend re-runs
 that stage and the cheap joins after it, nothing else.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -344,7 +345,7 @@ def run_audio_tags(ctx: BuildContext) -> dict:
 def _frames_params(ctx: BuildContext) -> dict:
     s = ctx.settings.index
     return s.model_dump(
-        include={"analysis_fps", "analysis_width", "scene_threshold", "min_scene_len", "keyframe_interval", "keyframe_width", "decode_nonref", "ocr_reuse_threshold"}
+        include={"analysis_fps", "analysis_width", "scene_threshold", "min_scene_len", "keyframe_interval", "keyframe_width", "decode_nonref", "keyframe_reuse_threshold"}
     )
 
 
@@ -405,7 +406,7 @@ def run_frames(ctx: BuildContext) -> dict:
 
     s = ctx.settings.index
     detector = ContentDetector(threshold=s.scene_threshold, min_scene_len=max(1, round(s.min_scene_len * s.analysis_fps)))
-    picker = KeyframePicker(s.keyframe_interval, s.ocr_reuse_threshold)
+    picker = KeyframePicker(s.keyframe_interval, s.keyframe_reuse_threshold)
     times: list[float] = []
     detected: list[int] = []
     content_cuts: list[float] = []
@@ -421,15 +422,15 @@ def run_frames(ctx: BuildContext) -> dict:
             if keep:
                 if content_cut:
                     content_cuts.append(round(when, 3))
-                if same:  # the picture did not change: share the previous image and its OCR
+                if same:  # the picture did not change: share the previous image
                     prev = keyframes[-1]
-                    file, ocr_from, w, h = prev.file, prev.ocr_from if prev.ocr_from is not None else prev.id, prev.width, prev.height
+                    file, w, h = prev.file, prev.width, prev.height
                 else:
                     image = frame.image(s.keyframe_width)
-                    file, ocr_from = f"{len(keyframes):06d}.jpg", None
+                    file = f"{len(keyframes):06d}.jpg"
                     h, w = image.shape[:2]
                     Image.fromarray(image).save(kdir / file, quality=90)
-                keyframes.append(Keyframe(id=len(keyframes), time=round(when, 3), until=round(when, 3), scene=0, file=file, width=w, height=h, ocr_from=ocr_from))
+                keyframes.append(Keyframe(id=len(keyframes), time=round(when, 3), until=round(when, 3), scene=0, file=file, width=w, height=h))
             bar.update(max(0, round(frame.time) - bar.n))
     if not times:
         from ..errors import MediaError
@@ -449,27 +450,63 @@ def run_frames(ctx: BuildContext) -> dict:
 def _ocr_params(ctx: BuildContext) -> dict:
     s = ctx.settings
     backend = stage_backend(ctx, "ocr")
-    params = {"backend": backend, "min_score": s.index.ocr_min_score, "min_height": s.index.ocr_min_height}
+    params = {
+        "backend": backend, "min_score": s.index.ocr_min_score, "min_height": s.index.ocr_min_height, "fps": s.index.ocr_fps,
+        "detect_width": s.index.ocr_detect_width, "decode_nonref": s.index.decode_nonref,
+    }
     if backend == "easyocr":  # rapidocr reads whatever it reads: its languages are not a setting
         params.update(languages=s.models.ocr_languages, **weights_revision(ctx, "ocr", backend))
     return params
 
 
+OCR_PIECES, OCR_PIECE_SECONDS = 12, 10.0
+"""the OCR pass is checkpointed in about this many pieces of at least this many seconds each (a
+killed build resumes at the piece it was in)"""
+
+
 def run_ocr(ctx: BuildContext) -> dict:
-    keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
-    unique = [k for k in keyframes if k.ocr_from is None]
+    """Every line of text on screen with its own span (see ``screen_text``): frames sampled at
+    ``ocr_fps`` from a decoding pass of its own, only what changed is detected, only new lines
+    are recognised."""
+    import cv2
+
+    from ..errors import BuildCancelled
+    from .screen_text import FrameFeed, TextTracker, TrackerStats, join_pieces
+
+    s = ctx.settings.index
     reader = stage_expert(ctx, "ocr")
+    duration = max(ctx.info.duration, 1e-3)
+    length = max(OCR_PIECE_SECONDS, np.ceil(duration / OCR_PIECES / 10) * 10)
+    bounds = [round(float(t), 3) for t in np.arange(0.0, duration, length)] + [round(duration, 3)]
+    pieces = list(zip(bounds, bounds[1:]))
+    feed = FrameFeed(ctx.video, s.ocr_fps, s.decode_nonref)
 
-    def read(kf: Keyframe) -> list[dict]:
-        return [line.model_dump() for line in reader.read(read_keyframe(ctx.dir, kf.file))]
+    def read(piece: tuple[float, float]) -> dict:
+        # each piece is followed from scratch, so that a resumed build reads exactly what an
+        # uninterrupted one does; what stays on screen across a boundary is read again there
+        tracker = TextTracker(reader, step=1.0 / s.ocr_fps, detect_width=s.ocr_detect_width, min_score=s.ocr_min_score)
+        for frame in feed.between(*piece):
+            if ctx.progress.cancel.is_set():  # another stage failed: stop now, not at the end of the piece
+                raise BuildCancelled("the build was cancelled")
+            tracker.feed(frame.time, cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY), frame.image)
+        lines, stats = tracker.finish(piece[1])
+        return {"lines": [line.model_dump() for line in lines], "stats": stats}
 
-    results = _checkpointed(ctx, "ocr", unique, read, desc="ocr", unit="frame")
-    by_id = {kf.id: lines for kf, lines in zip(unique, results)}
-    rows = [{"keyframe": k.id, "lines": by_id[k.id if k.ocr_from is None else k.ocr_from]} for k in keyframes]
-    write_jsonl(ctx.path("ocr.jsonl"), rows)
+    try:
+        results = _checkpointed(ctx, "ocr", pieces, read, desc="ocr", unit=f"×{length:.0f} s")
+    finally:
+        feed.close()
+    stats = TrackerStats()
+    for result in results:
+        stats.add(result["stats"])
+    lines = join_pieces([OcrLine(**row) for result in results for row in result["lines"]], bounds[1:-1], within=1.0 / s.ocr_fps)
+    write_jsonl(ctx.path("ocr.jsonl"), [line.model_dump() for line in lines])
     finish_checkpoint(ctx, "ocr")
     model = "+".join(ctx.settings.models.ocr_languages) if stage_backend(ctx, "ocr") == "easyocr" else "pp-ocr"
-    return {"backend": reader.name, "model": f"{reader.name}:{model}", "frames_read": len(unique), "lines": sum(len(r) for r in results)}
+    return {
+        "backend": reader.name, "model": f"{reader.name}:{model}", "lines": len(lines), "pieces": len(pieces), "frames_sampled": stats.frames,
+        "frames_examined": stats.examined, "detector_runs": stats.detections, "lines_recognised": stats.recognised,
+    }
 
 
 def _caption_params(ctx: BuildContext) -> dict:
@@ -536,7 +573,7 @@ def run_segments(ctx: BuildContext) -> dict:
     if not spans and speech:  # no usable audio, but subtitles: let their cues shape the segments
         spans = [(line.start, line.end) for line in speech]
     keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
-    ocr = {row["keyframe"]: [OcrLine(**line) for line in row["lines"]] for row in read_jsonl(ctx.path("ocr.jsonl"))}
+    ocr = [OcrLine(**row) for row in read_jsonl(ctx.path("ocr.jsonl"))]
     events = [AcousticEvent(**row) for row in read_jsonl(ctx.path("audio_events.jsonl"))]
     frames = AcousticFrames.from_npz(ctx.path("acoustics.npz"))
     sounds = read_jsonl(ctx.path("audio_tags.jsonl"))
@@ -549,13 +586,7 @@ def run_segments(ctx: BuildContext) -> dict:
         mid_lines = [line for line in speech if start <= (line.start + line.end) / 2 < end]
         # keyframes whose picture is on screen during the segment
         visible = [k for k in keyframes if k.time < end and k.until > start]
-        seen: set[str] = set()
-        lines: list[OcrLine] = []
-        for k in visible:
-            for line in ocr.get(k.id, []):
-                if line.text not in seen:
-                    seen.add(line.text)
-                    lines.append(line)
+        lines = distinct_lines(line for line in ocr if line.overlaps(start, end))
         segments.append(
             Segment(
                 id=seg_id,
@@ -572,6 +603,17 @@ def run_segments(ctx: BuildContext) -> dict:
     write_jsonl(ctx.path("segments.jsonl"), [seg.model_dump(exclude_none=True) for seg in segments])
     lengths = [b - a for a, b in bounds]
     return {"segments": len(segments), "mean_seconds": round(float(np.mean(lengths)), 2) if lengths else 0}
+
+
+def distinct_lines(lines: Iterable[OcrLine]) -> list[OcrLine]:
+    """The first line of each text (one text shown twice in a stretch is listed once)."""
+    seen: set[str] = set()
+    out = []
+    for line in lines:
+        if line.text not in seen:
+            seen.add(line.text)
+            out.append(line)
+    return out
 
 
 def tags_between(sounds: list[dict], start: float, end: float, top_k: int) -> list[str]:
@@ -717,11 +759,13 @@ STAGES: tuple[Stage, ...] = (
     Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics, version=5),
     # version 2: sound events (label, times, confidence) merged over consecutive windows
     Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=2),
-    Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=2),
-    Stage("ocr", ("frames",), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=4),
+    Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=3),
+    # version 5: a pass of its own over frames sampled at ocr_fps; each line with its own span
+    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=5),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
-    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=3),
+    # version 4: OCR lines carry their own spans; sound events with times
+    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=4),
     # version 5: Snowball stemming, and short glued words split ("Latefee")
     Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=5),
     Stage("text_vectors", ("segments",), ("text_vectors",), _text_vector_params, run_text_vectors, role="text_embedder"),

@@ -86,8 +86,9 @@ class VideoIndex:
         return [SpeechLine(**row) for row in read_jsonl(self.dir / "speech.jsonl")]
 
     @functools.cached_property
-    def ocr(self) -> dict[int, list[OcrLine]]:
-        return {row["keyframe"]: [OcrLine(**line) for line in row["lines"]] for row in read_jsonl(self.dir / "ocr.jsonl")}
+    def ocr(self) -> list[OcrLine]:
+        """Every line of on-screen text with its span, in order of appearance."""
+        return [OcrLine(**row) for row in read_jsonl(self.dir / "ocr.jsonl")]
 
     @functools.cached_property
     def audio_events(self) -> list[AcousticEvent]:
@@ -119,16 +120,10 @@ class VideoIndex:
     def keyframes_between(self, start: float, end: float) -> list[Keyframe]:
         return [k for k in self.keyframes if k.time < end and k.until > start]
 
-    def ocr_between(self, start: float, end: float) -> list[tuple[Keyframe, list[OcrLine]]]:
-        """Each distinct picture on screen in the range with its text (shared OCR listed once)."""
-        out, seen = [], set()
-        for kf in self.keyframes_between(start, end):
-            source = kf.ocr_from if kf.ocr_from is not None else kf.id
-            if source in seen:
-                continue
-            seen.add(source)
-            out.append((kf, self.ocr.get(kf.id, [])))
-        return out
+    def ocr_between(self, start: float, end: float) -> list[OcrLine]:
+        """The lines of text on screen at some moment of the range, each with its own span, in
+        order of appearance."""
+        return [line for line in self.ocr if line.overlaps(start, end)]
 
     def events_between(self, start: float, end: float) -> list[AcousticEvent]:
         return [e for e in self.audio_events if e.end > start and e.start < end]

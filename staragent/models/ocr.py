@@ -1,8 +1,12 @@
-"""Scene-text readers. Every backend reads an RGB image and returns ``OcrLine``s with boxes as
-fractions of the frame, so results do not depend on the resolution the frame was read at."""
+"""Scene-text readers. Every backend finds text lines in an RGB image (``detect``: quadrilaterals in
+the image's pixels) and reads given lines (``recognize``), so that the index can detect on a small
+frame and recognise only the lines that are new; ``read`` does both on one image and returns
+``OcrLine``s with boxes as fractions of the frame, so results do not depend on the resolution the
+frame was read at."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -10,6 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from ..records import OcrLine
+
+Quad = np.ndarray
+"""four corners (x, y) of a text line, clockwise from the top left, in pixels (float32, 4×2)"""
 
 
 def polygon_to_box(points, width: int, height: int) -> list[float]:
@@ -44,8 +51,7 @@ def tidy_text(text: str) -> str:
 
 
 def detections_to_lines(found, width: int, height: int, min_score: float) -> list[OcrLine]:
-    """``(polygon, text, score)`` triples, as both OCR engines return them, as lines in reading
-    order, dropping empty and unsure ones."""
+    """``(polygon, text, score)`` triples as lines in reading order, dropping empty and unsure ones."""
     lines = [
         OcrLine(text=tidy_text(text), box=polygon_to_box(points, width, height), score=round(float(score), 4))
         for points, text, score in found
@@ -54,35 +60,92 @@ def detections_to_lines(found, width: int, height: int, min_score: float) -> lis
     return reading_order(lines)
 
 
-def upscale_for_ocr(image: np.ndarray, min_height: int, max_factor: float = 2.0) -> np.ndarray:
-    """Enlarge small frames: recognisers read small text but drop the spaces between its words."""
-    height = image.shape[0]
-    if not min_height or height >= min_height:
-        return image
+def upscale_factor(height: int, min_height: int, max_factor: float = 2.0) -> float:
+    """How much to enlarge a frame ``height`` pixels high before reading it: recognisers read small
+    text but drop the spaces between its words."""
+    return 1.0 if not min_height or height >= min_height else min(max_factor, min_height / height)
+
+
+def crop_line(image: np.ndarray, quad: Quad, scale: float = 1.0) -> np.ndarray:
+    """The text line inside ``quad``, straightened into an upright strip, enlarged by ``scale``."""
     import cv2
 
-    factor = min(max_factor, min_height / height)
-    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+    quad = np.asarray(quad, np.float32)
+    width = max(1, int(round(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])) * scale)))
+    height = max(1, int(round(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])) * scale)))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    matrix = cv2.getPerspectiveTransform(quad, target)
+    return cv2.warpPerspective(image, matrix, (width, height), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
+
+
+def read_image(reader, image: np.ndarray) -> list[OcrLine]:
+    """Every line of text in one picture: detect, then recognise all that was found."""
+    quads = reader.detect(image)
+    texts = reader.recognize(image, quads) if quads else []
+    height, width = image.shape[:2]
+    return detections_to_lines([(q, t, s) for q, (t, s) in zip(quads, texts)], width, height, reader.min_score)
+
+
+def _onnx_session(path: str, threads: int):
+    """An onnxruntime CPU session whose idle threads sleep instead of spinning: the index runs
+    other lanes beside OCR, and spinning threads burn the cores those lanes need."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.enable_cpu_mem_arena = False  # inputs change size with every text line
+    options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
 class RapidOcrReader:
-    """PP-OCR models run by onnxruntime (they ship inside rapidocr-onnxruntime's wheel)."""
+    """PP-OCR models run by onnxruntime (they ship inside rapidocr-onnxruntime's wheel): the DB text
+    detector and the CRNN recogniser, used separately. Video text is upright, so the angle
+    classifier is not loaded. Lines are recognised one at a time: a batch is padded to its widest
+    line, which on the CPU costs more than it saves."""
 
     name = "rapidocr"
 
-    def __init__(self, min_score: float = 0.5, min_height: int = 720):
+    def __init__(self, min_score: float = 0.5, min_height: int = 720, threads: int = 0):
         from rapidocr_onnxruntime import RapidOCR
+        from rapidocr_onnxruntime.ch_ppocr_det import TextDetector
+        from rapidocr_onnxruntime.ch_ppocr_rec import TextRecognizer
+        from rapidocr_onnxruntime.main import DEFAULT_CFG_PATH
+        from rapidocr_onnxruntime.utils import read_yaml, update_model_path
 
-        self._engine = RapidOCR()
+        config = update_model_path(read_yaml(DEFAULT_CFG_PATH))
+        threads = threads or len(os.sched_getaffinity(0))
+        self._detector = TextDetector(config["Det"])
+        self._detector.infer.session = _onnx_session(config["Det"]["model_path"], threads)
+        # detect at the size the caller gives (the index downscales frames); rapidocr's default
+        # enlarges every image to 736 px on its short side, which makes a strip of a frame huge
+        self._detector.limit_type, self._detector.limit_side_len = "max", 1 << 14
+        # float32 constants keep the input normalisation in float32 (float64 takes twice as long)
+        self._detector.mean, self._detector.std = (np.asarray(config["Det"][k], np.float32) for k in ("mean", "std"))
+        self._recognizer = TextRecognizer(config["Rec"])
+        self._recognizer.session.session = _onnx_session(config["Rec"]["model_path"], threads)
+        self._recognizer.rec_batch_num = 1
+        self._sorted = RapidOCR.sorted_boxes
         self.min_score = min_score
         self.min_height = min_height
 
-    def read(self, image: np.ndarray) -> list[OcrLine]:
-        image = upscale_for_ocr(image, self.min_height)
-        height, width = image.shape[:2]
+    def detect(self, image: np.ndarray) -> list[Quad]:
+        if min(image.shape[:2]) < 8:
+            return []
+        quads, _ = self._detector(np.ascontiguousarray(image[..., ::-1]))
+        return [] if quads is None or not len(quads) else [np.asarray(q, np.float32) for q in self._sorted(quads)]
+
+    def recognize(self, image: np.ndarray, quads: list[Quad]) -> list[tuple[str, float]]:
+        if not quads:
+            return []
+        scale = upscale_factor(image.shape[0], self.min_height)
         bgr = np.ascontiguousarray(image[..., ::-1])
-        result, _ = self._engine(bgr)
-        return detections_to_lines(result or [], width, height, self.min_score)
+        found, _ = self._recognizer([crop_line(bgr, q, scale) for q in quads])
+        return [(tidy_text(text), float(score)) for text, score, *_ in found]
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        return read_image(self, image)
 
 
 # easyocr picks one recogniser per script; the first entry whose languages intersect wins (the
@@ -147,17 +210,36 @@ class EasyOcrReader:
         self.min_height = min_height
         self.batch_size = batch_size
         self.options: dict = {}
-        """extra keyword arguments for ``easyocr.Reader.readtext`` (thresholds, canvas size)"""
-        self._lock = threading.Lock()
+        """extra keyword arguments for easyocr's detector (thresholds, canvas size)"""
+        self._lock = threading.Lock()  # easyocr keeps per-call state on the reader
 
     def memory_bytes(self) -> int:
         from .torch_runtime import module_bytes
 
         return module_bytes(getattr(self._reader, "detector", None), getattr(self._reader, "recognizer", None))
 
+    def detect(self, image: np.ndarray) -> list[Quad]:
+        if min(image.shape[:2]) < 8:
+            return []
+        with self._lock:
+            horizontal, free = self._reader.detect(np.ascontiguousarray(image), **{"canvas_size": max(image.shape[:2]), **self.options})
+        quads = [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) for x0, x1, y0, y1 in horizontal[0]]
+        quads += [np.asarray(points, np.float32) for points in free[0]]
+        return sorted(quads, key=lambda q: (float(q[0][1]), float(q[0][0])))
+
+    def recognize(self, image: np.ndarray, quads: list[Quad]) -> list[tuple[str, float]]:
+        import cv2
+
+        if not quads:
+            return []
+        scale = upscale_factor(image.shape[0], self.min_height)
+        strips = [cv2.cvtColor(crop_line(image, q, scale), cv2.COLOR_RGB2GRAY) for q in quads]
+        out = []
+        with self._lock:
+            for strip in strips:  # each strip is one whole "image" to easyocr, so results keep their order
+                found = self._reader.recognize(strip, batch_size=self.batch_size, detail=1)
+                out.append((tidy_text(" ".join(t for _, t, _ in found)), float(min((s for *_, s in found), default=0.0))))
+        return out
+
     def read(self, image: np.ndarray) -> list[OcrLine]:
-        image = upscale_for_ocr(image, self.min_height)
-        height, width = image.shape[:2]
-        with self._lock:  # easyocr keeps per-call state on the reader
-            found = self._reader.readtext(np.ascontiguousarray(image), batch_size=self.batch_size, **self.options)
-        return detections_to_lines(found, width, height, self.min_score)
+        return read_image(self, image)

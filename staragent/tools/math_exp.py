@@ -209,17 +209,16 @@ class ExtractMathExp(Tool):
         language = parse_language(args.language, allow_auto=True)
         decimal_comma = language in DECIMAL_COMMA
         found, seen = [], set()
-        for keyframe, lines in index.ocr_between(start, end):
-            lo, hi = max(start, keyframe.time), min(end, keyframe.until)
-            for line in lines:
-                math = read_math(line.text, decimal_comma)
-                if math is None or (line.text, math["expression"]) in seen:
-                    continue
-                if len(found) == MAX_EXPRESSIONS:  # refuse before reading the rest of a long range
-                    raise ToolError(f"more than {MAX_EXPRESSIONS} expressions in {format_range(start, end)}; ask about a shorter range")
-                seen.add((line.text, math["expression"]))
-                found.append(MathExpression(**span(lo, hi), text=line.text, **math))
+        shown = index.ocr_between(start, end)
+        for line in shown:
+            math = read_math(line.text, decimal_comma)
+            if math is None or (line.text, math["expression"]) in seen:
+                continue
+            if len(found) == MAX_EXPRESSIONS:  # refuse before reading the rest of a long range
+                raise ToolError(f"more than {MAX_EXPRESSIONS} expressions in {format_range(start, end)}; ask about a shorter range")
+            seen.add((line.text, math["expression"]))
+            found.append(MathExpression(**span(max(start, line.start), min(end, line.end)), text=line.text, **math))
         note = None if found else "no mathematical expression is written on screen in this range"
-        if not found and not any(lines for _, lines in index.ocr_between(start, end)):
+        if not found and not shown:
             note = "no text at all is readable on screen in this range"
         return MathResult(timestamp=format_range(start, end), expressions=found, note=note)

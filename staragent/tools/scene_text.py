@@ -13,23 +13,21 @@ from .common import TimeRangeArg
 EDGE_SECONDS = 0.75
 
 
-class FrameText(BaseModel):
-    timestamp: str
+class ShownText(BaseModel):
+    text: str
+    timestamp: str = Field(description="when the line was on screen")
     start: float
     end: float
-    texts: list[str]
 
 
 class SceneTextResult(ToolResult):
     timestamp: str
-    texts: list[str] = Field(description="distinct lines of text, in reading order of their first appearance")
-    frames: list[FrameText]
+    texts: list[str] = Field(description="distinct lines of text, in order of first appearance (top to bottom within a frame)")
+    lines: list[ShownText] = Field(description="each line with the span it was on screen")
     note: str | None = None
 
     def evidence(self) -> list[Evidence]:
-        return [
-            Evidence(start=f.start, end=f.end, modality="ocr", text=t, source="extract_scene_text") for f in self.frames for t in f.texts
-        ]
+        return [Evidence(start=line.start, end=line.end, modality="ocr", text=line.text, source="extract_scene_text") for line in self.lines]
 
     def summary(self) -> str:
         return f"{self.timestamp}: " + (" | ".join(self.texts)[:120] if self.texts else (self.note or "no text"))
@@ -47,7 +45,8 @@ def _reader_languages(index) -> list[str]:
 class ExtractSceneText(Tool):
     name = "extract_scene_text"
     description = (
-        "Read the text shown on screen (slides, captions, signs, labels) in a time range. "
+        "Read the text shown on screen (slides, captions, lower thirds, credits, signs, labels) in a time range, "
+        "each line with when it appeared and left. "
         'timestamp: a range such as "00:12:00-00:12:30".'
     )
 
@@ -61,20 +60,15 @@ class ExtractSceneText(Tool):
         index = ctx.require_index()
         start, end = ctx.time_range(args.timestamp)
         wanted = parse_language(args.language, allow_auto=True)
-        frames, seen, texts = [], set(), []
-        for keyframe, lines in index.ocr_between(start, end):
-            lo, hi = max(start, keyframe.time), min(end, keyframe.until)
-            if hi - lo < min(EDGE_SECONDS, (end - start) / 2):
-                continue  # the previous picture still on screen for a moment at the range's edge
-            frame_texts = [line.text for line in lines]
-            frames.append(FrameText(timestamp=format_range(lo, hi), start=lo, end=hi, texts=frame_texts))
-            for text in frame_texts:
-                if text not in seen:
-                    seen.add(text)
-                    texts.append(text)
+        shown = []
+        for line in index.ocr_between(start, end):
+            if min(end, line.end) - max(start, line.start) < min(EDGE_SECONDS, (end - start) / 2):
+                continue  # on screen only for a moment at the range's edge: it belongs to the stretch before or after
+            shown.append(ShownText(text=line.text, timestamp=format_range(line.start, line.end), start=line.start, end=line.end))
+        texts = list(dict.fromkeys(line.text for line in shown))
         note = None if texts else "no readable text on screen in this range"
         read_as = _reader_languages(index)
         if wanted and read_as and wanted not in read_as:
             caution = f"the text was read with a reader for {', '.join(read_as)}; {language_name(wanted)} text may be misread"
             note = f"{note}; {caution}" if note else caution
-        return SceneTextResult(timestamp=format_range(start, end), texts=texts, frames=[f for f in frames if f.texts], note=note)
+        return SceneTextResult(timestamp=format_range(start, end), texts=texts, lines=shown, note=note)

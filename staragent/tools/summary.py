@@ -68,12 +68,10 @@ def gather(index, start: float, end: float) -> list[Point]:
                 points.append(Point(**span(a, b), modality="speech", text=sentence.strip()))
             offset += len(sentence) + 1
     seen = set()
-    for keyframe, lines in index.ocr_between(start, end):
-        lo, hi = max(start, keyframe.time), min(end, keyframe.until)
-        for line in lines:
-            if line.text not in seen:
-                seen.add(line.text)
-                points.append(Point(**span(lo, hi), modality="ocr", text=line.text))
+    for line in index.ocr_between(start, end):
+        if line.text not in seen:
+            seen.add(line.text)
+            points.append(Point(**span(max(start, line.start), min(end, line.end)), modality="ocr", text=line.text))
     for seg in index.segments_between(start, end):
         if seg.caption:
             points.append(Point(**span(seg.start, seg.end), modality="caption", text=seg.caption))

@@ -62,15 +62,15 @@ def anchor(turn: Turn) -> Span | None:
     return None
 
 
-def _frames_with(turn: Turn, text: str) -> list[Span]:
-    """When on-screen text read this turn showed ``text`` (each frame or line that held it)."""
+def _shown_with(turn: Turn, text: str) -> list[Span]:
+    """When on-screen text read this turn showed ``text`` (the span of each line that held it)."""
     wanted = set(tokenize(text))
-    spans = []
-    for step in turn.called(TEXT):
-        for frame in (step.result or {}).get("frames") or []:
-            if any(set(tokenize(t)) >= wanted for t in frame.get("texts") or []):
-                spans.append((float(frame["start"]), float(frame["end"])))
-    return sorted(spans)
+    return sorted((float(line["start"]), float(line["end"])) for line in _shown(turn) if set(tokenize(line["text"])) >= wanted)
+
+
+def _shown(turn: Turn) -> list[dict]:
+    """Every on-screen line read this turn, each with its own span."""
+    return [line for step in turn.called(TEXT) for line in (step.result or {}).get("lines") or []]
 
 
 def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
@@ -103,7 +103,7 @@ def part_of(turn: Turn, query: str) -> Span | None:
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
-        on_screen = _contiguous(_frames_with(turn, best["text"]), float(best["start"]))
+        on_screen = _contiguous(_shown_with(turn, best["text"]), float(best["start"]))
         if on_screen is not None:
             return on_screen
         return float(best["start"]), float(best["end"])
@@ -148,12 +148,10 @@ def widen_to_part(turn: Turn, span: Span) -> Span:
     """The part of the video a cited moment belongs to: the on-screen text shown at that moment, for
     as long as it stays (read this turn), else the moment itself."""
     best = span
-    for step in turn.called(TEXT):
-        for frame in (step.result or {}).get("frames") or []:
-            if frame["start"] <= span[0] + 0.5 and frame["end"] >= span[0] - 0.5:
-                for text in frame.get("texts") or []:
-                    if (run := _contiguous(_frames_with(turn, text), span[0])) and run[1] - run[0] > best[1] - best[0]:
-                        best = (min(run[0], span[0]), max(run[1], span[1]))
+    for line in _shown(turn):
+        if line["start"] <= span[0] + 0.5 and line["end"] >= span[0] - 0.5:
+            if (run := _contiguous(_shown_with(turn, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
+                best = (min(run[0], span[0]), max(run[1], span[1]))
     return best
 
 

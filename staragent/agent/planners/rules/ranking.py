@@ -194,21 +194,22 @@ def is_heading(text: str) -> bool:
 
 
 def labelled(evidence: list[Evidence]) -> dict[tuple, str]:
-    """On-screen lines and the heading above them in the same frame, by the line's ``Evidence.key()``:
-    a value under its label ("Resolution:" then "1280×1024"), names under a credit ("PRODUCED BY"
-    then "Ton Roosendaal"), until the next heading."""
+    """On-screen lines and the heading shown above them, by the line's ``Evidence.key()``: a value
+    under its label ("Resolution:" then "1280×1024"), names under a credit ("PRODUCED BY" then a
+    name), until the next heading. Lines come in order of appearance, top to bottom among lines
+    that appear together; a line is under the last heading if it appeared while the heading was
+    on screen, from the same tool."""
     out: dict[tuple, str] = {}
-    heading, frame = None, None
+    heading: Evidence | None = None
     for e in evidence:
-        here = (e.start, e.end, e.source) if e.modality == "ocr" else None
-        if here != frame:
-            heading, frame = None, here
-        if here is None:
+        if e.modality != "ocr":
             continue
+        if heading is not None and not (e.source == heading.source and heading.start - 0.5 <= e.start < heading.end):
+            heading = None
         if is_heading(e.text):
-            heading = e.text.rstrip(" :")
+            heading = e
         elif heading is not None:
-            out[e.key()] = heading
+            out[e.key()] = heading.text.rstrip(" :")
     return out
 
 

@@ -1,0 +1,73 @@
+"""On-screen text that appears, changes and scrolls within one shot is read, each line with its own
+time on screen, and each line is recognised about once."""
+
+import pytest
+from media_factory import overlay_video
+
+from staragent.config import load_settings
+from staragent.index.builder import build_index
+from staragent.index.screen_text import join_pieces, part_of, same_text
+from staragent.records import OcrLine
+
+STEP = 1.0  # ocr_fps: a line is first seen at most one step after it appears, and missed at most one after it leaves
+
+
+@pytest.fixture(scope="module")
+def overlays(tmp_path_factory):
+    video, overlays = overlay_video(tmp_path_factory.mktemp("overlays") / "harbour.mp4")
+    index = build_index(video.path, load_settings(cache_dir=tmp_path_factory.mktemp("cache"), progress=False))
+    return video, overlays, index
+
+
+def _span(overlay, duration, whole, height=360):
+    """When the overlay is on screen whole (or in part), to a tenth of a second."""
+    times = [t / 10 for t in range(int(duration * 10) + 1) if overlay.visible_at(t / 10, height, whole)]
+    return times[0], min(duration, times[-1] + 0.1)
+
+
+def test_each_overlay_is_read_with_its_own_span(overlays):
+    video, drawn, index = overlays
+    assert len(index.scene_cuts) == 0  # one shot: nothing here comes from cutting it into scenes
+    for overlay in drawn:
+        found = [line for line in index.ocr if line.text.replace(" ", "") == overlay.text.replace(" ", "")]
+        assert len(found) == 1, f"{overlay.text!r} read as {[line.text for line in index.ocr]}"
+        (first, last), (whole, gone) = _span(overlay, video.duration, whole=False), _span(overlay, video.duration, whole=True)
+        # read no earlier than it came into view, and by the first sampled frame that showed it whole; the same at the end
+        assert first - 0.05 <= found[0].start <= whole + STEP + 0.05, (overlay.text, found[0].start, first, whole)
+        assert gone - 0.05 <= found[0].end <= last + STEP + 0.05, (overlay.text, found[0].end, gone, last)
+    title = next(line for line in index.ocr if line.text == "Harbour Report")
+    assert (title.start, title.end) == (0.0, pytest.approx(video.duration, abs=0.1))  # it never left
+
+
+def test_only_new_text_is_recognised(overlays):
+    _, drawn, index = overlays
+    info = index.stage_info("ocr")
+    assert info["frames_sampled"] >= 26
+    # every line once, give or take a few re-reads where the moving disc crosses a line
+    assert info["lines_recognised"] <= 2 * (len(drawn) + 1) < info["frames_sampled"] * len(drawn)
+
+
+def test_segments_and_tools_carry_each_lines_own_time(overlays, registry, settings):
+    from staragent.tools.base import ToolContext
+
+    _, _, index = overlays
+    ferry = next(line for line in index.ocr if "ferry" in line.text)
+    holding = [s for s in index.segments if any(line.text == ferry.text for line in s.ocr)]
+    assert holding and all(s.start < ferry.end and s.end > ferry.start for s in holding)
+    result = registry.get("extract_scene_text")(ToolContext(settings=settings, index=index), {"timestamp": "00:05-00:06"})
+    assert "Lena Okafor" in result.texts and "Tickets cost 12 euros" not in result.texts
+    shown = {line.text: (line.start, line.end) for line in result.lines}
+    assert shown["Lena Okafor"] == (pytest.approx(5.0, abs=STEP), pytest.approx(13.0, abs=STEP))
+    assert {(e.start, e.end) for e in result.evidence() if e.text == ferry.text} == {(ferry.start, ferry.end)}
+
+
+def test_readings_of_one_line_are_merged():
+    assert same_text("TiffanyAntopolski", "Tiffany Antopolski")
+    assert part_of("Sacha Goed", "Sacha Goedegebure") and not same_text("Sacha Goed", "Sacha Goedegebure")
+    assert not same_text("Step 1: check in", "Step 2: board")
+    box = [0.1, 0.1, 0.5, 0.2]
+    pieces = [OcrLine(text="Keep calm", box=box, score=0.9, start=100.0, end=120.0),
+              OcrLine(text="Keep calm", box=box, score=0.95, start=120.04, end=130.0),  # the next piece's first frame
+              OcrLine(text="Other", box=box, score=0.9, start=120.04, end=121.0)]
+    joined = join_pieces(pieces, [120.0], within=1.0)
+    assert [(line.text, line.start, line.end) for line in joined] == [("Keep calm", 100.0, 130.0), ("Other", 120.04, 121.0)]
