@@ -55,6 +55,7 @@ def video_durations(dataset: Path) -> dict[str, float]:
 
 def measure(out: Path, durations: dict[str, float]) -> dict:
     """The numbers of one run, from its scored turns and their records."""
+    from staragent.agent.grounding import quoted_in
     from staragent.timecodes import times_in_text
 
     scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines() if line.strip()]
@@ -68,10 +69,13 @@ def measure(out: Path, durations: dict[str, float]) -> dict:
     by_kind: dict[str, list[bool]] = {}
     for row in rows.values():
         by_kind.setdefault(row["kind"], []).append(bool(row.get("right")))
-    outside = [
-        r["sample_id"] for r in scored
-        if any(m.end > durations.get(r["video_id"], float("inf")) + 1 for m in times_in_text(r["answer"]))
-    ]  # fmt: skip
+    def outside(record: dict) -> bool:
+        """A time cited past the video's end (a time quoted from the evidence, such as a clock on
+        screen, or from the question is no citation)."""
+        quoted = "\n".join([record["question"], *(e["text"] for e in record["evidence"]), *(s["summary"] for s in record["trajectory"])])
+        end = durations.get(record["video_id"], float("inf")) + 1
+        return any(m.end > end and not quoted_in(m, quoted) for m in times_in_text(record["answer"]))
+
     right = sum(1 for r in rows.values() if r.get("right"))
     return {
         "questions": len(rows),
@@ -83,7 +87,7 @@ def measure(out: Path, durations: dict[str, float]) -> dict:
         "planner_calls_per_question": per_question(scored, lambda s: not s.get("by_agent")),
         "answers_after_a_tool_call": sum(1 for r in scored if r["trajectory"]),
         "answers_after_a_planner_call": sum(1 for r in scored if any(not s.get("by_agent") for s in r["trajectory"])),
-        "answers_citing_times_outside_the_video": len(outside),
+        "answers_citing_times_outside_the_video": sum(1 for r in scored if outside(r)),
         "seconds": summary([r["latency_s"] for r in scored]),
         "prompt_tokens": summary([r["tokens"]["input"] for r in scored]),
         "completion_tokens": summary([r["tokens"]["output"] for r in scored]),

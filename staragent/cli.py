@@ -402,7 +402,7 @@ def llm():
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
 @click.option("--ctx", "context", type=click.IntRange(min=512), default=8192, show_default=True, help="Context length in tokens.")
-@click.option("--threads", type=click.IntRange(min=1), help="CPU threads (default: every core this process may use).")
+@click.option("--threads", type=click.IntRange(min=1), help="CPU threads that decode (default: half the cores; all of them are faster on an idle machine).")
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's timings and every request.")
 @click.pass_context
 def llm_serve(ctx, model_spec, host, port, context, threads, verbose):

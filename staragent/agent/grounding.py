@@ -43,7 +43,8 @@ class Verdict:
         return [*self.outside, *self.unsupported]
 
 
-def _quoted(mention: TimeMention, quoted: str) -> bool:
+def quoted_in(mention: TimeMention, quoted: str) -> bool:
+    """Whether ``quoted`` (tool results, the user's words) has ``mention`` written in it."""
     return re.search(rf"(?<![\d:.]){re.escape(mention.text)}(?![\d:])", quoted) is not None
 
 
@@ -58,7 +59,7 @@ def check_answer(answer: str, *, called_tools: bool, duration: float, evidence: 
     everything = "\n".join(quoted)
     verdict = Verdict(looked=called_tools)
     for mention in times_in_text(answer):
-        if _quoted(mention, everything):
+        if quoted_in(mention, everything):
             verdict.looked = True
         elif mention.start > duration + 1 or mention.end > duration + 1:
             verdict.outside.append(mention)

@@ -56,7 +56,12 @@ def with_time(answer: str, evidence: list[Evidence]) -> str:
     if not evidence or times_in_text(answer):
         return answer
     said = set(tokenize(answer))
-    best = max(evidence, key=lambda e: len(said & set(tokenize(e.text))))
+
+    def echoed(e: Evidence) -> tuple:  # the share of its words the answer repeats, then how many, then the tighter span
+        words = set(tokenize(e.text))
+        return (len(said & words) / len(words) if words else 0.0, len(said & words), -(e.end - e.start))
+
+    best = max(evidence, key=echoed)
     return f"{answer.rstrip()} ({format_range(best.start, best.end)})"
 
 

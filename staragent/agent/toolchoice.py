@@ -7,7 +7,8 @@ summary, notes, the web, translation, pictures), the same set through the turn (
 reuse the prompt it has read); a plug-in tool is offered when the question uses a word of its name.
 
 Its turn starts with a retrieval step the agent makes itself: the search with the question, then the
-range readers over the best hit's scene; or the range readers over a time the question names. Asked to write that first call, a 1.5B model often
+range readers (and the sound lister, when offered) over the best hit's scene; or the same over a
+time the question names. Asked to write that first call, a 1.5B model often
 answers from nothing instead; and constraining its reply to the call with a grammar (naming the
 tool in ``tool_choice``) makes llama.cpp's server decode slowly. The model reads what came back and
 takes it from there.
@@ -22,6 +23,8 @@ from ..timecodes import format_range, point_window, times_in_text
 
 SEARCH = "cross_modal_search"
 READERS = ("transcribe_speech", "extract_scene_text")
+LISTENER = "detect_audio_events"
+"""read with the range readers in the retrieval step when the question is about sounds"""
 MAX_TOOLS = 6
 READ_SPAN_S = 60.0
 SMALL_MAX_TOKENS = 384
@@ -60,7 +63,7 @@ def retrieval_step(question: str, available: Iterable[str]) -> list[tuple[str, d
     if named:
         start, end = named[0].start, named[0].end
         span = format_range(*point_window(start)) if end <= start else format_range(start, end)
-        readers = [(name, {"timestamp": span}) for name in READERS if name in available]
+        readers = [(name, {"timestamp": span}) for name in (*READERS, LISTENER) if name in available]
         if readers:
             return readers
     return [(SEARCH, {"query": question.strip()[:300]})] if SEARCH in available else []
@@ -78,7 +81,7 @@ def read_best_hit(search: dict, available: Iterable[str]) -> list[tuple[str, dic
     if end - start > READ_SPAN_S:
         middle = (best["start"] + best["end"]) / 2
         start, end = max(start, middle - READ_SPAN_S / 2), min(end, middle + READ_SPAN_S / 2)
-    return [(name, {"timestamp": format_range(start, end)}) for name in READERS if name in available]
+    return [(name, {"timestamp": format_range(start, end)}) for name in (*READERS, LISTENER) if name in available]
 
 
 def choose(question: str, available: Iterable[str]) -> list[str]:
