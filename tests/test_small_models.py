@@ -69,8 +69,8 @@ def test_a_small_model_asked_about_a_time_starts_from_that_range(foreign, foreig
         reply = ask(url, session_cache, foreign.path, question="What is said at 0:12?")
     assert [(s.tool, s.args, s.by_agent) for s in reply.trajectory] == [
         ("transcribe_speech", {"timestamp": "0:02-0:32"}, True), ("extract_scene_text", {"timestamp": "0:02-0:32"}, True)]
-    [nairobi] = [e for e in reply.evidence if "Nairobi" in e.text]
-    assert reply.answer == f"The speaker mentions Nairobi. ({format_range(nairobi.start, nairobi.end)})"  # the time the tool gave
+    times = {f"The speaker mentions Nairobi. ({format_range(e.start, e.end)})" for e in reply.evidence if "Nairobi" in e.text}
+    assert reply.answer in times  # the time a tool gave with the words the answer repeats
 
 
 def test_a_large_model_sees_every_tool_with_its_full_schema(foreign, foreign_index, session_cache):
@@ -137,8 +137,11 @@ def test_tools_are_chosen_for_the_question():
     everything = ["cross_modal_search", "transcribe_speech", "extract_scene_text", "calculator", "detect_audio_events", "summarize_segment",
                   "memory_tool", "web_search", "execute_code", "word_count"]
     assert toolchoice.retrieval_step("Who is the speaker?", everything) == [("cross_modal_search", {"query": "Who is the speaker?"})]
-    assert toolchoice.retrieval_step("What is said from 1:30 to 2:00?", everything) == [
+    assert toolchoice.retrieval_step("What is said from 1:30 to 2:00?", toolchoice.choose("What is said from 1:30 to 2:00?", everything)) == [
         ("transcribe_speech", {"timestamp": "1:30-2:00"}), ("extract_scene_text", {"timestamp": "1:30-2:00"})]
+    sounds = "What sound is heard at 0:40?"
+    assert [name for name, _ in toolchoice.retrieval_step(sounds, toolchoice.choose(sounds, everything))] == [
+        "transcribe_speech", "extract_scene_text", "detect_audio_events"]
     assert "detect_audio_events" in toolchoice.choose("What sound is heard after the talk?", everything)
     assert "calculator" in toolchoice.choose("How much do the two items cost together?", everything)
     assert "word_count" in toolchoice.choose("Give me a word count of the narration", everything)  # a plug-in named by the question

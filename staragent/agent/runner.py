@@ -57,9 +57,9 @@ def with_time(answer: str, evidence: list[Evidence]) -> str:
         return answer
     said = set(tokenize(answer))
 
-    def echoed(e: Evidence) -> tuple:  # the share of its words the answer repeats, then how many, then the tighter span
+    def echoed(e: Evidence) -> tuple:  # how many of its words the answer repeats, then what share, then the tighter span
         words = set(tokenize(e.text))
-        return (len(said & words) / len(words) if words else 0.0, len(said & words), -(e.end - e.start))
+        return (len(said & words), len(said & words) / len(words) if words else 0.0, -(e.end - e.start))
 
     best = max(evidence, key=echoed)
     return f"{answer.rstrip()} ({format_range(best.start, best.end)})"
