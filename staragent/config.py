@@ -139,12 +139,24 @@ class ModelSettings(BaseModel):
 class PlannerSettings(BaseModel):
     backend: str | None = Field(None, description="rules | transformers | openai (None: the profile's choice)")
     model: str = Field("Qwen/Qwen3-4B", description="Hugging Face id or local path for the transformers backend")
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint for the openai backend")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint for the openai backend (None: OpenAI with an API key, else `staragent llm serve` at http://127.0.0.1:8080/v1)"
+    )
     api_key: str | None = Field(None, description="key for the endpoint (or OPENAI_API_KEY)")
-    openai_model: str = Field("gpt-4o-mini", description="model name served by the endpoint")
+    openai_model: str | None = Field(
+        None, description="model name at the endpoint (None: the one model a local server serves, asked at /models; gpt-4o-mini at OpenAI)"
+    )
     temperature: float = 0.0
     max_tokens: int = 1024
     thinking: bool = Field(False, description="let a local Qwen3 reason in <think> blocks before it acts (slower)")
+    small_model: bool | None = Field(
+        None,
+        description="plan as a small model needs: a short prompt, tools chosen for the question, a search first "
+        "(None: when the model's name gives at most 3B parameters, e.g. qwen2.5-coder-1.5b-instruct)",
+    )
+    answer_retries: int = Field(
+        2, ge=0, le=5, description="times a language model's answer that cites nothing or times outside the video is sent back"
+    )
 
 
 class DetectorSettings(BaseModel):

@@ -27,6 +27,14 @@ class Evidence(BaseModel):
         return (round(self.start, 2), round(self.end, 2), self.modality, self.text)
 
 
+class TokenUsage(BaseModel):
+    input: int = 0
+    output: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(input=self.input + other.input, output=self.output + other.output)
+
+
 class TrajectoryStep(BaseModel):
     """One tool call the agent made."""
 
@@ -37,14 +45,12 @@ class TrajectoryStep(BaseModel):
     summary: str = ""
     error: str | None = None
     cached: bool = Field(False, description="answered from the conversation's tool memory, not re-run")
-
-
-class TokenUsage(BaseModel):
-    input: int = 0
-    output: int = 0
-
-    def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(input=self.input + other.input, output=self.output + other.output)
+    tokens: TokenUsage | None = Field(
+        None, description="prompt and completion tokens of the planner call that chose this step (on the first step it chose)"
+    )
+    by_agent: bool = Field(
+        False, description="made by the agent, not chosen by the planner: a small model's retrieval step, or a search for an answer that cited nothing"
+    )
 
 
 class Answer(BaseModel):

@@ -133,3 +133,32 @@ def to_clock(seconds: float) -> str:
 
 def clock_range(start: float, end: float) -> str:
     return f"{to_clock(start)}-{to_clock(math.ceil(end))}"
+
+
+# A clock time in running text, alone or as the first of a range: "1:05", "0:12:30", "1:05-1:20",
+# "1:05 to 1:20". Not a part of a longer number ("10:15:20:11") or a decimal ("3.14:00").
+_CLOCK_IN_TEXT = r"(?:\d{1,2}:)?\d{1,2}:\d{2}(?:\.\d+)?"
+_MENTION = re.compile(rf"(?<![\d:.])({_CLOCK_IN_TEXT})(?:\s*(?:-|–|—|\bto\b)\s*({_CLOCK_IN_TEXT}))?(?![\d:])")
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    text: str
+    """as written"""
+    start: float
+    end: float
+    """``start`` again for a single moment"""
+
+
+def times_in_text(text: str) -> list[TimeMention]:
+    """The clock times and time ranges written in ``text`` (``m:ss``, ``h:mm:ss``, either joined by a
+    dash or "to"), in order; something that looks like one but is not a time ("7:75") is skipped."""
+    found = []
+    for match in _MENTION.finditer(text or ""):
+        try:
+            start = parse_time(match.group(1))
+            end = parse_time(match.group(2)) if match.group(2) else start
+        except TimeFormatError:
+            continue
+        found.append(TimeMention(match.group(0), start, max(start, end)))
+    return found

@@ -7,11 +7,10 @@ import functools
 import gc
 import json
 import operator
-import threading
 import weakref
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from openai_stub import StubServer
 from tiny_models import scripted_generation
 
 from staragent.agent.planners import make_chat_model
@@ -72,60 +71,6 @@ def test_reasoning_is_cut_only_where_the_template_opened_it(tiny, tmp_path, monk
 
 
 # ---------------------------------------------------------------- an OpenAI-compatible server
-
-
-class StubServer:
-    """Answers /v1/chat/completions with the next scripted assistant message (streamed when asked
-    to) and keeps the requests."""
-
-    def __init__(self, messages):
-        self.messages = list(messages)
-        self.requests = []
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests.append(body)
-                if body.get("stream"):
-                    return self.stream(stub.messages.pop(0)["content"])
-                reply = {
-                    "id": f"chatcmpl-{len(stub.requests)}", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "message": {"role": "assistant", **stub.messages.pop(0)}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
-                }
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def stream(self, text):
-                """The reply as server-sent events, in two pieces."""
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                pieces = [{"role": "assistant", "content": text[:10]}, {"content": text[10:]}, {}]
-                for n, delta in enumerate(pieces):
-                    chunk = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                             "choices": [{"index": 0, "delta": delta, "finish_reason": "stop" if n == 2 else None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def test_an_openai_server_with_or_without_a_tool_parser_drives_the_agent(foreign, foreign_index, session_cache):

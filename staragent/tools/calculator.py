@@ -155,6 +155,7 @@ class CalculatorResult(ToolResult):
 
 class Calculator(Tool):
     name = "calculator"
+    brief = "Compute arithmetic exactly, e.g. '249 + 129.50', '15% of 240' or 'round(1240 / 3, 2)'."
     description = (
         "Compute arithmetic exactly: + - * / ** and % (modulo, as in '10 % 3'), parentheses, percentages "
         "('15% of 240', '240 * 15%'), and functions "

@@ -86,6 +86,8 @@ class MemoryResult(ToolResult):
 
 class MemoryTool(Tool):
     name = "memory_tool"
+    brief = "Keep notes for this conversation: func 'add' stores data, 'search' finds notes matching data, 'delete' removes one."
+    brief_args = ("func", "data")
     description = (
         "Keep notes for the rest of this conversation. func='add' stores data (a fact, an intermediate "
         "result); func='search' returns the notes that match data (empty data or 'all': every note); "

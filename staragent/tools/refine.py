@@ -54,6 +54,7 @@ def _read(ctx: ToolContext, args: RangeQuestion):
 
 class RefineVideo(Tool):
     name = "refine_video"
+    brief_args = ("timestamp", "question")
     description = (
         "Have a vision-language model watch a time range of the video and answer a question about what it "
         "shows (people, objects, actions, colours, layout), or describe it in detail when no question is "
@@ -74,6 +75,7 @@ class RefineVideo(Tool):
 
 class RefineAudio(Tool):
     name = "refine_audio"
+    brief_args = ("timestamp", "question")
     description = (
         "Have an audio-language model listen to a time range and answer a question about what can be heard "
         "(speakers' tone, music, instruments, sound sources), or describe the sound when no question is given."

@@ -124,6 +124,7 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
 
 class SummarizeSegment(Tool):
     name = "summarize_segment"
+    brief_args = ("timestamp",)
     description = (
         "Summarise a time range of the video (what is said, shown and heard there), or a text you pass. "
         "length: 'short' (2 sentences), 'medium' (4), 'long' (8) or a number of sentences."

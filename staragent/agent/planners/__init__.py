@@ -40,17 +40,39 @@ def _openai(settings: Settings, **options):
     except ImportError:
         raise ModelUnavailable("the openai backend needs the langchain-openai package: pip install langchain-openai") from None
     planner = settings.planner
-    key = planner.api_key or os.environ.get("OPENAI_API_KEY")
-    if not planner.base_url and not key:
-        raise ModelUnavailable(
-            "the openai backend needs an endpoint: set STARAGENT_PLANNER__BASE_URL (e.g. http://localhost:8000/v1 for vLLM) "
-            "and, for hosted APIs, STARAGENT_PLANNER__API_KEY or OPENAI_API_KEY"
-        )
+    base_url, key = openai_endpoint(settings)
     return OpenAICompatibleChat(
-        model=options.pop("model", planner.openai_model),
-        base_url=planner.base_url,
+        model=options.pop("model", None) or openai_model(settings),
+        base_url=base_url,
         api_key=key or "not-needed",
         temperature=options.pop("temperature", planner.temperature),
         max_tokens=options.pop("max_tokens", planner.max_tokens),
         **options,
     )
+
+
+def openai_endpoint(settings: Settings) -> tuple[str | None, str | None]:
+    """The endpoint and key of the openai backend: the configured URL; else OpenAI itself when there
+    is a key; else the local server ``staragent llm serve`` starts by default."""
+    from ...models.llm_server import DEFAULT_HOST, DEFAULT_PORT, base_url
+
+    key = settings.planner.api_key or os.environ.get("OPENAI_API_KEY")
+    if settings.planner.base_url:
+        return settings.planner.base_url, key
+    return (None, key) if key else (base_url(DEFAULT_HOST, DEFAULT_PORT), None)
+
+
+def openai_model(settings: Settings) -> str:
+    """The model to ask at the openai endpoint: ``planner.openai_model``; unset, OpenAI's small
+    model there, else the one model the server lists (asked once per endpoint)."""
+    if settings.planner.openai_model:
+        return settings.planner.openai_model
+    url, _ = openai_endpoint(settings)
+    if url is None:
+        return "gpt-4o-mini"
+    from .openai import served_models
+
+    models = served_models(url)
+    if len(models) != 1:
+        raise ConfigError(f"the server at {url} serves {len(models)} models ({', '.join(models[:8])}); choose one with STARAGENT_PLANNER__OPENAI_MODEL")
+    return models[0]

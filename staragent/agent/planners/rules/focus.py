@@ -149,9 +149,10 @@ def widen_to_part(turn: Turn, span: Span) -> Span:
     as long as it stays (read this turn), else the moment itself."""
     best = span
     for line in _shown(turn):
-        if line["start"] <= span[0] + 0.5 and line["end"] >= span[0] - 0.5:
-            if (run := _contiguous(_shown_with(turn, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
-                best = (min(run[0], span[0]), max(run[1], span[1]))
+        if not line["start"] <= span[0] + 0.5 or line["end"] < span[0] - 0.5:
+            continue
+        if (run := _contiguous(_shown_with(turn, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
+            best = (min(run[0], span[0]), max(run[1], span[1]))
     return best
 
 
