@@ -8,9 +8,10 @@ Errors (the sample is left out of the dataset unless a reviewer accepts it):
 - ``timestamps``: a cited span or a tool call's time range is not inside the video, or a question or
   answer names a time past the end of the video that no cited span mentions.
 - ``duplicate``: the question repeats (or nearly repeats) an earlier one.
-- ``criteria``: a turn's rubric is missing or does not total as the released scorer expects: at most 5
-  criteria, names used once, at least one high-priority criterion, each weight that of its category
-  (5 / 3 / 1 / -5), penalties negative, so the released and the paper's maxima agree.
+- ``criteria``: a turn's rubric is missing, has a criterion that names nothing to look for, or does not
+  total as the released scorer expects: at most 5 criteria, names used once, at least one
+  high-priority criterion, each weight that of its category (5 / 3 / 1 / -5), penalties negative, so
+  the released and the paper's maxima agree.
 - ``tool_calls``: an expected call names no tool, or arguments its tool refuses.
 
 Warnings (kept, and shown to the reviewer): a reference answer that does not meet its own rubric by
@@ -127,6 +128,8 @@ def _criteria_checks(answer: Any, turn: int) -> list[Check]:
     if not any(c.category == "high_priority" and not c.is_penalty for c in criteria):
         out.append(Check("criteria", "error", "no high-priority criterion", turn))
     for c in criteria:
+        if not c.is_penalty and not (tx.content_words(c.description) or tx.numbers(c.description, words=False)):
+            out.append(Check("criteria", "error", f"{c.name} names nothing a judge could look for ({c.description!r})", turn))
         if c.weight is not None and c.weight != DEFAULT_WEIGHTS[c.category]:
             out.append(Check("criteria", "error", f"{c.name} weighs {c.weight:g}; its category {c.category} weighs {DEFAULT_WEIGHTS[c.category]:g}", turn))
     released = sum(c.released_weight for c in criteria if c.released_weight > 0)

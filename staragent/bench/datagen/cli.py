@@ -102,7 +102,9 @@ def generate_cmd(ctx: click.Context, videos: tuple[Path, ...], out: Path, per_vi
             click.echo(f"{line}  {result.video}", err=not result.ok)
 
     results = generate(found, out, options, settings, workers=workers, address=ray_address, report=report, done=done)
-    summary = _finish(out, min_support)
+    from .finalize import finalize
+
+    summary = finalize(out, min_support=min_support, review=True)
     if as_json:
         from .run import total_usage
 
@@ -112,16 +114,6 @@ def generate_cmd(ctx: click.Context, videos: tuple[Path, ...], out: Path, per_vi
         _print_summary(summary)
     if any(not r.ok for r in results):
         ctx.exit(2)
-
-
-def _finish(out: Path, min_support: float) -> dict[str, Any]:
-    from .finalize import checked_samples, collect, finalize
-    from .review import export_review
-
-    final = finalize(out, min_support=min_support)
-    descs = {s.sample_id: d for s, d in collect(out)}
-    paths = export_review(out, [(s, descs[s.sample_id]) for s in checked_samples(out, min_support=min_support)])
-    return {**final, "review": {k: str(v) for k, v in paths.items()}}
 
 
 def _print_usage(results: list[Any]) -> None:
@@ -153,11 +145,10 @@ def _print_summary(summary: dict[str, Any]) -> None:
 @click.option("--min-support", type=click.FloatRange(0, 1), default=0.5, show_default=True)
 def review_cmd(out: Path, min_support: float) -> None:
     """Write OUT/review/review.html and review.csv again (checks re-run, imported decisions applied)."""
-    from .finalize import checked_samples, collect
+    from .finalize import checked_samples
     from .review import export_review
 
-    descs = {s.sample_id: d for s, d in collect(out)}
-    paths = export_review(out, [(s, descs[s.sample_id]) for s in checked_samples(out, min_support=min_support)])
+    paths = export_review(out, checked_samples(out, min_support=min_support))
     for kind, path in paths.items():
         click.echo(f"{kind}: {path}")
 

@@ -62,16 +62,19 @@ def _edited(sample: Sample, decision: dict[str, Any]) -> Sample:
     return sample.model_copy(update={"conversations": conversations})
 
 
-def checked_samples(out: Path, *, min_support: float = 0.5) -> list[Sample]:
-    """Every sample of the run with the review's edits applied and its checks run again: per sample,
-    across the whole run's questions for duplicates."""
+def checked_samples(out: Path, *, min_support: float = 0.5) -> list[tuple[Sample, Description]]:
+    """Every sample of the run with the review's edits applied and its checks run again (per sample,
+    and across each video's questions for duplicates), with its video's description."""
     from ...tools import ToolRegistry
     from .toolbox import ToolBox
 
     decisions = load_decisions(out)
     registry = ToolRegistry.discover()
     found = [(_edited(s, decisions.get(s.sample_id, {})), d) for s, d in collect(out)]
-    duplicates = find_duplicates([(f"{s.sample_id}#{p.index}", p.question.content) for s, _ in found for p in s.qa_turns()])
+    duplicates: dict[str, str] = {}
+    for video in dict.fromkeys(s.video_id for s, _ in found):  # the same words about two videos ask two things
+        keyed = [(f"{s.sample_id}#{p.index}", p.question.content) for s, _ in found if s.video_id == video for p in s.qa_turns()]
+        duplicates.update(find_duplicates(keyed))
     samples = []
     for sample, desc in found:
         toolbox = ToolBox(registry, None, None, desc.duration)
@@ -82,7 +85,7 @@ def checked_samples(out: Path, *, min_support: float = 0.5) -> list[Sample]:
         decision = decisions.get(sample.sample_id, {})
         meta = {**sample.meta, "checks": [c.to_dict() for c in checks], "status": status_of(checks)}
         meta["review"] = {k: decision[k] for k in ("decision", "note") if decision.get(k)} or {"decision": "undecided"}
-        samples.append(sample.model_copy(update={"meta": meta}))
+        samples.append((sample.model_copy(update={"meta": meta}), desc))
     return samples
 
 
@@ -93,15 +96,23 @@ def included(sample: Sample, reviewed_only: bool) -> bool:
     return not reviewed_only and sample.meta["status"] != "fail"
 
 
-def finalize(out: Path, *, reviewed_only: bool = False, min_support: float = 0.5, dataset: Path | None = None) -> dict[str, Any]:
-    """Write the dataset file (default ``OUT/dataset.json``); return what went in and why the rest did not."""
-    samples = checked_samples(out, min_support=min_support)
+def finalize(
+    out: Path, *, reviewed_only: bool = False, min_support: float = 0.5, dataset: Path | None = None, review: bool = False
+) -> dict[str, Any]:
+    """Write the dataset file (default ``OUT/dataset.json``) and, with ``review``, the review files;
+    return what went in and why the rest did not."""
+    from .review import export_review
+
+    checked = checked_samples(out, min_support=min_support)
+    samples = [s for s, _ in checked]
     if not samples:
         raise DatagenError(f"{out} holds no generated samples; run `staragent datagen VIDEO --out {out}` first")
     kept = [s for s in samples if included(s, reviewed_only)]
     path = dataset or out / DATASET_FILE
     write_json(path, [s.model_dump(mode="json", exclude_none=True) for s in kept])
+    paths = export_review(out, checked) if review else {}
     return {
+        "review": {k: str(v) for k, v in paths.items()},
         "dataset": str(path),
         "samples": len(kept),
         "turns": sum(len(s.qa_turns()) for s in kept),

@@ -60,7 +60,7 @@ STAGES: tuple[StageDef, ...] = (
     StageDef("describe", 1, st.stage_describe, options=("window_chars",)),
     StageDef("summaries", 1, st.stage_summaries, ("describe",), "datagen_summarize"),
     StageDef("scenarios", 1, st.stage_scenarios, ("describe", "summaries"), "datagen_scenarios", ("max_scenarios", "tasks")),
-    StageDef("question_types", 1, st.stage_question_types, ("describe", "summaries", "scenarios"), "datagen_question_types"),
+    StageDef("question_types", 1, st.stage_question_types, ("scenarios",), "datagen_question_types"),
     StageDef("plan", 1, st.stage_plan, ("describe", "question_types"), None, ("per_video", "tasks", "kinds", "seed")),
     StageDef("questions", 1, st.stage_questions, ("describe", "plan"), "datagen_questions", ("concurrency",)),
     StageDef("answers", 1, st.stage_answers, ("describe", "plan", "questions"), "datagen_answers"),

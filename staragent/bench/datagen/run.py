@@ -22,6 +22,7 @@ OFFLINE_HINT = "--model scripted (a deterministic stand-in for tests and demos)"
 def make_writer(spec: str, settings: Any, out: Path, max_retries: int = 2) -> Writer:
     """The writer model named by ``spec`` (``scripted`` or a chat backend spec), with its reply cache
     under ``OUT/.cache/writer``."""
+    check_spec(spec)
     if spec == "scripted":
         from .scripted import ScriptedWriter
 
@@ -29,14 +30,18 @@ def make_writer(spec: str, settings: Any, out: Path, max_retries: int = 2) -> Wr
     else:
         from ..chat import chat_model_from_spec
 
-        if spec.partition(":")[0] == "rules":
-            raise DatagenError(
-                "the offline profile has no language model to write a dataset with; pass --model openai[:MODEL] (an "
-                "OpenAI-compatible server such as `staragent llm serve`, vLLM or Ollama, at STARAGENT_PLANNER__BASE_URL), "
-                f"--model transformers[:MODEL], or {OFFLINE_HINT}"
-            )
         model = chat_model_from_spec(spec, settings, error=DatagenError, role=WRITER_ROLE, offline=OFFLINE_HINT)
     return Writer(model, writer_identity(model, spec), out / ".cache" / "writer", max_retries=max_retries)
+
+
+def check_spec(spec: str) -> None:
+    """Refuse, before any work, a writer spec that cannot write (the offline rule planner)."""
+    if spec.partition(":")[0] == "rules":
+        raise DatagenError(
+            "the offline profile has no language model to write a dataset with; pass --model openai[:MODEL] (an "
+            "OpenAI-compatible server such as `staragent llm serve`, vLLM or Ollama, at STARAGENT_PLANNER__BASE_URL), "
+            f"--model transformers[:MODEL], or {OFFLINE_HINT}"
+        )
 
 
 def default_model(settings: Any) -> str:
@@ -90,10 +95,12 @@ def generate(
     done: Callable[[VideoResult], None] = lambda r: None,
 ) -> list[VideoResult]:
     """Generate samples for every video (see the package docstring)."""
+    check_spec(options.model)
+    if workers <= 1 and address is None:
+        writer = make_writer(options.model, settings, out, options.max_retries)  # built once: a local model loads once
     out.mkdir(parents=True, exist_ok=True)
     ids = video_ids(videos, out)
     if workers <= 1 and address is None:
-        writer = make_writer(options.model, settings, out, options.max_retries)  # built once: a local model loads once
         results = []
         for video in videos:
             results.append(generate_video(video, ids[video], out, options, settings, writer, report))

@@ -24,7 +24,7 @@ from ...timecodes import clock_range, format_time, parse_time
 from .. import text as tx
 from .taxonomy import DEFAULT_QUESTION_TYPES
 
-SCRIPTED_WRITER_VERSION = "2"
+SCRIPTED_WRITER_VERSION = "4"
 _SPAN_LINE = re.compile(r"^\[S(\d+) ([\d:]+)-([\d:]+)\] (.*)$", re.MULTILINE)
 _FIELD = re.compile(r"^(kind|task|tool|difficulty|turns): (.*)$", re.MULTILINE)
 
@@ -230,7 +230,8 @@ def _answers(prompt: str) -> dict:
 
 def _criteria(prompt: str) -> dict:
     answer = re.search(r"^Reference answer: (.*)$", prompt, re.MULTILINE).group(1)
-    facts = tx.quoted(answer) + [m for m in re.findall(r"The result is ([^ ]+?)\.?$", answer)]
+    facts = re.findall(r'"([^"]+)"', answer) + re.findall(r"The result is ([^ ]+?)\.?$", answer)
+    facts = [f for f in facts if tx.content_words(f) or tx.numbers(f, words=False)]  # "On the" names nothing
     names = [("factual_correctness", "high_priority"), ("key_details", "medium_priority"), ("completeness", "low_priority")]
     criteria = [{"name": n, "description": f'Must mention "{f}"', "category": c, "is_penalty": False} for (n, c), f in zip(names, facts, strict=False)]
     if not criteria:

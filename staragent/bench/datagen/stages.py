@@ -47,16 +47,6 @@ TOOL_RESULT_CHARS = 1200
 MODALITY_NAMES = {"speech": "speech", "ocr": "on-screen text", "sound": "sounds", "caption": "picture descriptions"}
 
 
-def allocate(total: int, shares: dict[Any, float]) -> dict[Any, int]:
-    """``total`` split by ``shares`` with the largest-remainder rule (counts sum to ``total``)."""
-    weight = sum(shares.values()) or 1.0
-    exact = {k: total * v / weight for k, v in shares.items()}
-    counts = {k: int(v) for k, v in exact.items()}
-    for k in sorted(exact, key=lambda k: exact[k] - counts[k], reverse=True)[: total - sum(counts.values())]:
-        counts[k] += 1
-    return counts
-
-
 def _description(inputs: dict[str, Any]) -> Description:
     return Description.model_validate(inputs["describe"])
 
@@ -124,12 +114,10 @@ def stage_scenarios(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def stage_question_types(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
-    desc = _description(inputs)
-    text = overview(desc, inputs["summaries"]["summaries"])
     catalogue = list(QUESTION_TYPES.items())
 
     def one(scenario: dict[str, Any]) -> dict[str, Any]:
-        prompt = render("datagen_question_types", overview=text, scenario=scenario["scenario"], tasks=scenario["tasks"], catalogue=catalogue)
+        prompt = render("datagen_question_types", scenario=scenario["scenario"], tasks=scenario["tasks"], catalogue=catalogue)
         value, error = run.ask(prompt, QuestionTypesReply, {"tasks": scenario["tasks"]})
         chosen = value.by_task() if value else {}
         types = {t: chosen.get(t) or list(DEFAULT_QUESTION_TYPES[t]) for t in scenario["tasks"]}
@@ -145,10 +133,29 @@ def agentic_tools(run: Any, desc: Description) -> list[str]:
     return [t for t in AGENTIC_TOOLS if t in tools and t in run.registry and (t in named or fits(TOOL_NEEDS.get(t), evidence))]
 
 
+def weighted_cycle(shares: dict[Any, float], n: int) -> list[Any]:
+    """The first ``n`` picks of a smooth weighted round robin over ``shares``: every prefix keeps the
+    proportions as closely as it can, so a longer plan starts with the shorter one."""
+    current = dict.fromkeys(shares, 0.0)
+    total = sum(shares.values())
+    picks = []
+    for _ in range(n):
+        for key in current:
+            current[key] += shares[key]
+        chosen = max(current, key=lambda k: current[k])
+        current[chosen] -= total
+        picks.append(chosen)
+    return picks
+
+
+GOLDEN = 0.6180339887498949
+
+
 def stage_plan(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
     """Which samples to write: kind, task, scenario, window(s) of the video, target difficulty. Fixed
     by the options and the seed, so the mix of kinds, tasks and difficulty levels is controlled rather
-    than left to the writer, and questions are spread over the whole video."""
+    than left to the writer, and questions are spread over the whole video. Slot ``i`` does not depend
+    on how many slots there are: raising ``--per-video`` adds samples and keeps those already written."""
     desc = _description(inputs)
     scenarios = inputs["question_types"]["scenarios"]
     wanted = set(offered_tasks(run, desc))
@@ -161,30 +168,23 @@ def stage_plan(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
             f"content the video lacks (it {modalities_of(desc)})"
         )
     total = run.options.per_video
-    counts = allocate(total, {k: KIND_MIX[k] for k in kinds})
-    order: list[str] = []
-    while len(order) < total:  # interleave the kinds: s, m, a, s, ...
-        for k in kinds:
-            if counts[k] > order.count(k):
-                order.append(k)
-    rng = random.Random(f"{run.options.seed}:{desc.video_id}")
-    levels = [level for level, n in allocate(total, DIFFICULTY_MIX).items() for _ in range(n)]
-    rng.shuffle(levels)
+    order = weighted_cycle({k: KIND_MIX[k] for k in kinds}, total)
+    levels = weighted_cycle(DIFFICULTY_MIX, total)
     n_windows = len(desc.windows)
-    offset = rng.random()
+    offset = random.Random(f"{run.options.seed}:{desc.video_id}").random()
     slots = []
-    seen = {"single": 0, "multi": 0, "agentic": 0}
+    seen = dict.fromkeys(kinds, 0)
     for i, kind in enumerate(order):
         n = seen[kind]
         seen[kind] += 1
-        window = int((i + offset) * n_windows / total) % n_windows
+        window = int(((offset + i * GOLDEN) % 1.0) * n_windows)  # a low-discrepancy walk over the video
         if kind == "agentic":
             tool = tools[n % len(tools)]
             scenario_index, task, types = n % len(scenarios), agentic_task(tool), []
             turns = 2 if tool == "memory_tool" or n % 2 else 1
         else:
             tool = None
-            scenario_index, task = pairs[rng.randrange(len(pairs))] if n >= len(pairs) else pairs[n]
+            scenario_index, task = pairs[n % len(pairs)]
             types = scenarios[scenario_index]["question_types"].get(task, [])
             turns = 1 if kind == "single" else 2 + n % 2
         windows = [window]
