@@ -342,3 +342,28 @@ def test_many_videos_go_through_ray_and_a_bad_file_does_not_stop_the_others(tmp_
     assert by_name["one.mp4"].ok and by_name["two.mp4"].ok
     summary = finalize(tmp_path / "out")
     assert summary["videos"] == 2 and {s.video_id for s in load_dataset(summary["dataset"]).samples} == {"one", "two"}
+
+
+def test_each_prompt_shows_an_example_reply_its_stage_accepts(registry, dg_settings):
+    from staragent.bench.datagen import replies
+    from staragent.prompts import render
+
+    box = ToolBox(registry, dg_settings)
+    common = {"spans": "[S0 0:00-0:04] said: \"Hello\"", "start": "0:00", "end": "0:04", "duration": "0:38", "scenario": "A viewer"}
+    cases = [
+        ("datagen_summarize", replies.SummaryReply, common),
+        ("datagen_scenarios", replies.ScenariosReply, {"max_scenarios": 2, "duration": "0:38", "modalities": "has speech",
+                                                       "overview": "[0:00-0:38] a talk", "tasks": [("causal_reasoning", "why")]}),
+        ("datagen_question_types", replies.QuestionTypesReply, {"scenario": "A viewer", "tasks": ["summarization"],
+                                                                "catalogue": [("factual", ("direct_fact",))]}),
+        ("datagen_answers", replies.AnswersReply, {**common, "tool_results": "", "turns": [{"question": "Why?", "spans": ["S0"]}]}),
+        ("datagen_criteria", replies.CriteriaReply, {"question": "Why?", "answer": "Because.", "tool_calls": ""}),
+    ]  # fmt: skip
+    for kind in ("single", "agentic"):
+        cases.append(("datagen_questions", replies.QuestionsReply, {
+            **common, "kind": kind, "turns": 1, "difficulty": 3, "task": "agentic_calculator", "task_guide": "numbers",
+            "question_types": [], "tool": "calculator", "tool_lines": [box.line("calculator")], "written": [], "example_span": "S0",
+            "example_args": box.example_arguments("calculator", 0, 4)}))  # fmt: skip
+    for name, model, variables in cases:
+        example = [line for line in render(name, **variables).splitlines() if line.startswith("{")][-1]
+        model.model_validate(json.loads(example))

@@ -205,6 +205,7 @@ class VideoRun:
             if record is not None and record.fingerprint == fingerprint and path.is_file() and not failed_before:
                 outputs[stage.name] = read_json(path)
                 if stable_hash(outputs[stage.name]) == record.output:
+                    self.report(f"{self.video_id}: {stage.name:<14} done before")
                     continue
             self.usage, self.items = Usage(), 0
             started = time.perf_counter()

@@ -19,6 +19,7 @@ from ..tasks import CANONICAL_TASKS
 from .checks import check_sample, find_duplicates, status_of
 from .describe import Description, describe, render_spans
 from .replies import (
+    UNANSWERABLE,
     AnswersReply,
     CriteriaReply,
     QuestionsReply,
@@ -277,7 +278,8 @@ def stage_criteria(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
     todo = []
     for row in inputs["answers"]["samples"]:
         for i, answer in enumerate(row["answers"] or []):
-            todo.append((row["slot"], i, questions[row["slot"]]["turns"][i], answer))
+            if UNANSWERABLE not in answer["answer"].lower():  # such a sample fails its checks: no rubric needed
+                todo.append((row["slot"], i, questions[row["slot"]]["turns"][i], answer))
 
     def one(item: tuple) -> dict[str, Any]:
         slot, i, turn, answer = item

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 from ...errors import TimeFormatError, ToolError
@@ -84,21 +85,19 @@ class ToolBox:
         ``{"response", "verified", "note"}``. A call the tool refuses raises ``ValueError``."""
         if self.ctx is None:
             return [{"response": None, "verified": False, "note": "no video to run the tool on"} for _ in calls]
-        self.ctx.memory = None  # memory_tool notes belong to one sample
+        ctx = replace(self.ctx, memory=None)  # memory_tool notes belong to this sample (and calls may run side by side)
         out = []
         for name, arguments in calls:
             tool = self.registry.get(name)
-            why_not = tool.cannot_run(self.settings, self.ctx.models)
+            why_not = tool.cannot_run(self.settings, ctx.models)
             if why_not:
                 out.append({"response": None, "verified": False, "note": f"not run here: {why_not}"})
                 continue
             try:
-                result = tool(self.ctx, arguments)
+                result = tool(ctx, arguments)
             except ToolError as exc:  # the call is wrong for this video: the writer is told why
-                self.ctx.memory = None
                 raise ValueError(f"calling {name} with {json.dumps(arguments)} fails: {exc}") from None
             out.append({"response": _trim(result.model_dump(mode="json")), "verified": True, "note": None})
-        self.ctx.memory = None
         return out
 
 
