@@ -181,7 +181,7 @@ def bench_refiner(folder: Path, device: str, work: dict) -> dict:
 def bench_planner(folder: Path, device: str, work: dict) -> dict:
     import torch
 
-    from staragent.models.chat_transformers import LocalChatEngine
+    from staragent.models.chat_engine import LocalChatEngine
     from staragent.prompts import render
     from staragent.tools import ToolRegistry
 

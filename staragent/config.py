@@ -252,23 +252,6 @@ class Settings(BaseSettings):
             return self.planner.backend
         return {"offline": "rules", "local": "transformers", "openai": "openai"}[self.profile]
 
-    def backend(self, role: str) -> str:
-        """The backend that fills ``role`` (an expert in the ModelPool), or ``"none"``: an explicit
-        choice in ``models`` wins, else the profile's. ``offline`` needs no weights at all;
-        ``local`` and ``openai`` use the paper's experts (they differ only in the planner). The
-        roles and their defaults are listed in ``staragent.models.specs``."""
-        from .models.specs import chosen_backend
-
-        return chosen_backend(self, role)
-
-    @property
-    def asr_backend(self) -> str:
-        return self.backend("asr")
-
-    @property
-    def ocr_backend(self) -> str:
-        return self.backend("ocr")
-
 
 def load_settings(**overrides) -> Settings:
     """Build settings, letting explicit keyword overrides win (``None`` values are ignored).

@@ -5,7 +5,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from staragent.agent.rules import RulePlanner, read_turn
+from staragent.agent.planners.rules import RulePlanner, read_turn
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.schema import Evidence

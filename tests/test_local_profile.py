@@ -116,7 +116,7 @@ def test_an_index_embedded_by_another_model_is_not_searched_visually(local_build
 
 
 def test_ask_runs_with_the_local_transformers_planner(local_build, foreign):
-    from staragent.models.chat_transformers import TransformersChatModel
+    from staragent.agent.planners.transformers import TransformersChatModel
 
     _, settings, pool, _ = local_build
     with VideoAgent(settings) as agent:

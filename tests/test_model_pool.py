@@ -10,6 +10,7 @@ import pytest
 from staragent.config import load_settings
 from staragent.errors import ModelUnavailable
 from staragent.models.pool import ModelPool, ModelSpec
+from staragent.models.specs import chosen_backend
 
 MB = 2**20
 
@@ -142,9 +143,9 @@ def test_profiles_pick_backends_and_settings_override_them(tmp_path):
     local = load_settings(cache_dir=tmp_path, profile="local")
     mixed = load_settings(cache_dir=tmp_path, profile="local", models={"ocr": "rapidocr", "vlm": "none"})
     roles = ("asr", "asr_refine", "ocr", "vision", "vlm", "audio_tagger", "audio_lm")
-    assert [offline.backend(r) for r in roles] == ["pocketsphinx", "none", "rapidocr", "none", "none", "none", "none"]
-    assert [local.backend(r) for r in roles] == ["faster-whisper", "faster-whisper", "easyocr", "siglip", "qwen2.5-vl", "transformers", "transformers"]
-    assert mixed.backend("ocr") == "rapidocr" and mixed.backend("vlm") == "none" and mixed.backend("vision") == "siglip"
+    assert [chosen_backend(offline, r) for r in roles] == ["pocketsphinx", "none", "rapidocr", "none", "none", "none", "none"]
+    assert [chosen_backend(local, r) for r in roles] == ["faster-whisper", "faster-whisper", "easyocr", "siglip", "qwen2.5-vl", "transformers", "transformers"]
+    assert chosen_backend(mixed, "ocr") == "rapidocr" and chosen_backend(mixed, "vlm") == "none" and chosen_backend(mixed, "vision") == "siglip"
     assert (offline.planner_backend, local.planner_backend, load_settings(profile="openai").planner_backend) == ("rules", "transformers", "openai")
 
 
@@ -227,7 +228,7 @@ def test_settings_come_from_the_toml_file_named_by_staragent_config(tmp_path, mo
     settings = load_settings()
     assert (settings.profile, settings.max_steps, settings.planner.model) == ("local", 9, "/models/qwen3")
     assert settings.models.memory_budget_gb == 20.5 and settings.models.ocr_languages == ["en", "fr"]
-    assert settings.backend("ocr") == "rapidocr" and settings.backend("vision") == "siglip"  # the file's choice, then the profile's
+    assert chosen_backend(settings, "ocr") == "rapidocr" and chosen_backend(settings, "vision") == "siglip"  # the file's choice, then the profile's
     monkeypatch.setenv("STARAGENT_MAX_STEPS", "3")  # the environment wins over the file
     assert load_settings().max_steps == 3 and load_settings(max_steps=4).max_steps == 4
 

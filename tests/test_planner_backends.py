@@ -14,10 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from tiny_models import scripted_generation
 
+from staragent.agent.planners import make_chat_model
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.errors import ModelUnavailable
-from staragent.models.llm import make_chat_model
 from staragent.models.pool import ModelPool, ModelSpec
 from staragent.models.specs import chat_spec, role_spec
 

@@ -6,8 +6,8 @@ import tiny_models
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from test_tool_models import ScriptedDetector
 
-from staragent.agent.question import analyse
-from staragent.agent.rules import RulePlanner
+from staragent.agent.planners.question import analyse
+from staragent.agent.planners.rules import RulePlanner
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.models.pool import ModelSpec

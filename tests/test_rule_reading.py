@@ -5,8 +5,8 @@ one line that answers (not the lines beside it), and honest messages when a tool
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
-from staragent.agent.question import analyse
-from staragent.agent.rules import RulePlanner
+from staragent.agent.planners.question import analyse
+from staragent.agent.planners.rules import RulePlanner
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.index.text import tokenize

@@ -3,7 +3,7 @@ sloppy JSON)."""
 
 import pytest
 
-from staragent.models.tool_calls import loads_lenient, parse_tool_calls, strip_reasoning
+from staragent.agent.planners.tool_calls import loads_lenient, parse_tool_calls, strip_reasoning
 
 
 def calls(text):

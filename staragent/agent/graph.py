@@ -22,11 +22,12 @@ from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from staragent.agent.planners.tool_calls import without_calls
+
 # Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
 from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
-from staragent.models.tool_calls import without_calls
 from staragent.schema import TrajectoryStep
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory

@@ -56,12 +56,16 @@ def _history_messages(history: list[dict] | None) -> list:
 
 
 class VideoAgent:
-    def __init__(self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, **overrides: Any):
+    def __init__(
+        self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, pool=None, **overrides: Any
+    ):
+        """``pool``: a ModelPool to share with others (its owner unloads it); by default the agent
+        makes its own on first use and unloads it on ``close``."""
         self.settings = settings or load_settings(**overrides)
         self._chat_model = chat_model
         self._tools = tools
         self._report = report
-        self._pool = None
+        self._pool = pool
         self._owns_pool = False
         self._sessions: dict[str, Session] = {}
         self._saver = None
@@ -95,9 +99,11 @@ class VideoAgent:
             return self._sessions[key]
 
     def search(self, video: str | Path, query: str, modalities=None, k: int | None = None):
+        from ..index.search import cross_modal_search
+
         session = self.session(video)
-        return session.index.search(
-            query, modalities, self.settings.search_k if k is None else k, rrf_k=self.settings.rrf_k, encoders=session.tool_ctx.extras.get("query_encoders")
+        return cross_modal_search(
+            session.index, query, modalities, self.settings.search_k if k is None else k, rrf_k=self.settings.rrf_k, encoders=session.tool_ctx.extras.get("query_encoders")
         )
 
     def _checkpointer(self):
@@ -145,10 +151,10 @@ class VideoAgent:
         return self._answer(session, state, offsets, time.perf_counter() - started, thread_id)
 
     def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:
-        from ..models.llm import strip_thinking
+        from ..models.chat_engine import strip_reasoning
 
         final = state["messages"][-1]
-        text = strip_thinking(str(final.content)) or "I could not produce an answer."
+        text = strip_reasoning(str(final.content))[0] or "I could not produce an answer."
         gathered = [Evidence(**e) for e in state.get("evidence", [])[offsets["evidence"] :]]
         cited = (getattr(final, "response_metadata", None) or {}).get("evidence")
         evidence = [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)

@@ -72,8 +72,8 @@ def open_session(
     """Index the video if needed and assemble the tools, their context and the planner. Without a
     video the tools that need one are left out, unless ``include_video_tools`` (for callers that
     replace the tools, such as the benchmark's simulated tools)."""
-    from ..models.llm import make_chat_model
     from ..tools import ToolRegistry
+    from .planners import make_chat_model
 
     tool_ctx = open_tool_context(video, settings, pool=pool, report=report)
     pool, index, encoders = tool_ctx.models, tool_ctx.index, tool_ctx.extras["query_encoders"]
@@ -107,13 +107,15 @@ def query_encoders(index, settings: Settings, pool) -> dict:
     comparable). The model loads on the first visual search, not here."""
     import logging
 
+    from ..models.specs import chosen_backend
+
     if "visual" not in index.vector_modalities():
         return {}
     built_with = index.vectors("visual").meta.get("model")
-    if settings.backend("vision") == "none" or built_with != settings.models.vision_model:
+    if chosen_backend(settings, "vision") == "none" or built_with != settings.models.vision_model:
         logging.getLogger("staragent.agent").warning(
             "visual search is off: the keyframes were embedded with %s, and this profile's vision model is %s",
-            built_with, settings.models.vision_model if settings.backend("vision") != "none" else "none",
+            built_with, settings.models.vision_model if chosen_backend(settings, "vision") != "none" else "none",
         )
         return {}
 

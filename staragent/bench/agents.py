@@ -229,7 +229,20 @@ class VideoAgentAdapter:
 
         self.settings = settings
         self.agent = VideoAgent(settings)
+        self._without_subtitles = None
         self.name = f"staragent-{settings.profile}"
+
+    def _agent_for(self, sample: dict):
+        """The agent to ask: one that ignores subtitles for a sample that says none are given
+        (``meta.no_subtitles``: speech must come from the audio), sharing the model pool."""
+        if not (sample.get("meta") or {}).get("no_subtitles") or not self.settings.index.subtitles:
+            return self.agent
+        if self._without_subtitles is None:
+            from ..agent.runner import VideoAgent
+
+            index = self.settings.index.model_copy(update={"subtitles": False})
+            self._without_subtitles = VideoAgent(self.settings.model_copy(update={"index": index}), pool=self.agent.pool)
+        return self._without_subtitles
 
     def describe(self) -> dict:
         s = self.settings
@@ -252,7 +265,9 @@ class VideoAgentAdapter:
                 hint = "pass --video-root" + (" or --simulated-tools" if expected else "")
                 what = "" if expected else " and no expected tool calls to simulate"
                 raise ValueError(f"sample {sample.get('sample_id')} turn {turn} has no video file{what}; {hint}")
-            return self.agent.ask(video, question, history=history)
+            if opts.get("thread"):  # a live conversation: the agent's own thread holds the earlier turns
+                return self._agent_for(sample).ask(video, question, thread_id=opts["thread"])
+            return self._agent_for(sample).ask(video, question, history=history)
         from ..agent.session import open_session
 
         # every tool is offered: its answer is the dataset's, so no model needs to be present

@@ -1,6 +1,6 @@
 """Chat models named by a spec, for the harness's judges and its baseline agent.
 
-``BACKEND[:MODEL]`` is handed to ``staragent.models.llm.make_chat_model(settings, BACKEND, model=MODEL)``
+``BACKEND[:MODEL]`` is handed to ``staragent.agent.planners.make_chat_model(settings, BACKEND, model=MODEL)``
 (``openai:gpt-4o-mini``, ``transformers:Qwen/Qwen3-14B``, a local folder after ``transformers:``), so
 every chat backend of the project can judge or answer. ``scripted`` is resolved by the caller (it
 needs a reply function); the rule planner cannot write free text and is refused.
@@ -19,10 +19,10 @@ def chat_model_from_spec(
     """A LangChain chat model for ``spec``; a problem raises ``error`` naming ``role`` (``judge``,
     ``baseline agent``) and what to do; ``offline`` names the offline alternative."""
     try:
-        from ..models.llm import make_chat_model  # imported here: chat backends are heavy and optional
+        from ..agent.planners import make_chat_model  # imported here: chat backends are heavy and optional
     except ImportError as exc:
         raise error(
-            f"cannot build the {role} {spec!r}: the chat backends (staragent.models.llm) are not available ({exc}); "
+            f"cannot build the {role} {spec!r}: the chat backends (staragent.agent.planners) are not available ({exc}); "
             f"use {offline}"
         ) from None
     backend, _, model_name = spec.partition(":")  # "openai:gpt-4o-mini", "transformers:/models/qwen3"

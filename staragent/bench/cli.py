@@ -145,8 +145,9 @@ def run_cmd(
 
 @bench.command("score")
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--judge", "judge_spec", required=True, help="heuristic | scripted | a chat backend spec")
-@click.option("--metrics", default=None, help="comma-separated: rubric,trajectory,vdeval,lave,lexical,consensus,videoautobench,giraffe (default: by dataset)")
+@click.option("--judge", "judge_spec", default=None,
+              help="heuristic | scripted | a chat backend spec (not needed when every metric is judge-free, e.g. factqa)")
+@click.option("--metrics", default=None, help="comma-separated: rubric,trajectory,vdeval,lave,lexical,consensus,videoautobench,giraffe,factqa (default: by dataset)")
 @click.option("--workers", type=int, default=4, show_default=True, help="judge calls in flight")
 @judge_pinning
 @click.option("--json", "as_json", is_flag=True, help="print the summaries as JSON")
@@ -155,16 +156,23 @@ def score_cmd(run_dir: Path, judge_spec: str, metrics: str | None, workers: int,
     """Score RUN_DIR with a judge; write RUN_DIR/scores.jsonl (never re-runs the agent)."""
     from .console import score_lines
     from .runner import load_run
-    from .scoring import parse_metrics, score_run
+    from .scorers import JUDGE_FREE_METRICS
+    from .scoring import default_metrics, parse_metrics, score_run
 
     chosen = parse_metrics(metrics)
-    load_run(run_dir)  # a clear error for a wrong directory before any judge is built
+    meta, samples, _ = load_run(run_dir)  # a clear error for a wrong directory before any judge is built
+    judge_needed = judge_spec is not None
+    if judge_spec is None:
+        needed = [m for m in chosen or default_metrics(meta.get("dataset", {}).get("kind", ""), samples) if m not in JUDGE_FREE_METRICS]
+        if needed:
+            raise click.UsageError(f"{', '.join(needed)} needs a judge: pass --judge (heuristic, scripted, openai[:MODEL] or transformers[:MODEL])")
+        judge_spec = "heuristic"  # never asked: every metric here is judge-free
     judge = _judge(judge_spec, _settings(), cache_dir, judge_revision, workers)
     summaries = score_run(run_dir, judge, chosen, workers=workers)
     if as_json:
         _print_json({"judge": judge.identity.model_dump(), "metrics": summaries})
         return
-    click.echo(f"judge: {judge.identity.tag}")
+    click.echo(f"judge: {judge.identity.tag if judge_needed else 'none (every metric here is judge-free)'}")
     for line in score_lines(summaries):
         click.echo(line)
     click.echo(f"scores written to {run_dir / 'scores.jsonl'}")

@@ -83,6 +83,12 @@ def _giraffe(s: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _factqa(s: dict[str, Any]) -> list[str]:
+    kinds = ", ".join(f"{kind} {m['right']}/{m['n']}" for kind, m in s["by_kind"].items())
+    videos = ", ".join(f"{video} {m['right']}/{m['n']}" for video, m in s["by_video"].items())
+    return [f"factqa ({_scored(s, 'questions')}): {s['right']}/{s['n']} right ({s['accuracy']}%); by kind: {kinds}; by video: {videos}"]
+
+
 LINES = {
     "rubric": _rubric,
     "trajectory": _trajectory,
@@ -92,6 +98,7 @@ LINES = {
     "consensus": _consensus,
     "videoautobench": _videoautobench,
     "giraffe": _giraffe,
+    "factqa": _factqa,
 }
 
 

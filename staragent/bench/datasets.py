@@ -20,6 +20,8 @@ option a kind does not take is an error, not silently ignored.
 - ``giraffe:PATH`` — Giraffe-Bench-style rows ``{id, evaluator: sgae|ppe|mgae, context, question,
   ground_truth, prediction?}``.
 - ``synthetic:PATH.facts.json`` — the offline benchmark built from a sample-video script.
+- ``factqa:PATH`` — fact questions about real videos (``{"videos": {...}, "cases": [...]}``, the shape
+  of ``../shared/eval/dev_qa.json``), scored by answer patterns and cited spans (``bench.factqa``).
 
 Without a prefix the kind is guessed from the first row. A malformed row raises
 :class:`~staragent.bench.errors.DatasetError` naming the file, the row and the problem.
@@ -32,52 +34,20 @@ import logging
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..fsutil import stable_hash
 from .errors import DatasetError
-from .schema import Sample, Turn
+from .schema import Dataset, Sample, Turn
 
-KINDS = ("starbench", "hf", "vdact", "videoautobench", "giraffe", "synthetic")
-VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi")
+KINDS = ("starbench", "hf", "vdact", "videoautobench", "giraffe", "synthetic", "factqa")
 # Options each kind of dataset takes besides ``name`` (paths are given as strings on the command line).
 DATASET_OPTIONS: dict[str, tuple[str, ...]] = {"vdact": ("summaries",), "videoautobench": ("responses",)}
 HUB_EXTRA_HINT = "pip install 'staragent[hub]'"
 
 log = logging.getLogger("staragent.bench")
-
-
-@dataclass
-class Dataset:
-    name: str
-    kind: str
-    source: str
-    samples: list[Sample]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def fingerprint(self) -> str:
-        return stable_hash([s.model_dump(mode="json") for s in self.samples])
-
-    def select(self, ids: Iterable[str] | None = None, limit: int | None = None) -> Dataset:
-        samples = self.samples
-        if ids:
-            wanted = [str(i) for i in ids]
-            known = {s.sample_id for s in samples}
-            missing = [i for i in wanted if i not in known]
-            if missing:
-                raise DatasetError(
-                    f"{self.name} has no sample with id {', '.join(missing[:5])}"
-                    f"{' ...' if len(missing) > 5 else ''}; check the ids passed to --samples"
-                )
-            keep = set(wanted)
-            samples = [s for s in samples if s.sample_id in keep]
-        if limit is not None:
-            samples = samples[: max(0, limit)]
-        return Dataset(self.name, self.kind, self.source, samples, dict(self.meta))
 
 
 def shared_data_dir() -> Path:
@@ -132,6 +102,15 @@ def load_dataset(spec: str | Path, **options: Any) -> Dataset:
 
         check_dataset_options("synthetic", options)
         return load_synthetic(path, **options)
+    if kind == "factqa" or (kind is None and path.suffix.lower() == ".json"):
+        from .factqa import is_factqa, load_factqa
+
+        data = _json_or_none(path)
+        if is_factqa(data):
+            check_dataset_options("factqa", options)
+            return load_factqa(data, path, **options)
+        if kind == "factqa":
+            raise DatasetError(f"{path} is not a fact-question file: it needs a 'videos' object and a 'cases' list")
     rows = read_rows(path)
     if kind is None:
         kind = guess_kind(rows, path)
@@ -143,6 +122,14 @@ def load_dataset(spec: str | Path, **options: Any) -> Dataset:
         "giraffe": load_giraffe_rows,
     }[kind]
     return loader(rows, path, **options)
+
+
+def _json_or_none(path: Path) -> Any:
+    """The JSON value of ``path``, or None when it is not one JSON document (JSON lines, say)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

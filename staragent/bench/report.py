@@ -220,6 +220,12 @@ def metric_sections(metrics: dict[str, Any]) -> list[tuple[str, list[Table]]]:
             row = [m["n"], *[m[d] for d in dims], m["avg"], m["failed_calls"], m.get("skipped", 0)]
             tables.append((evaluator.upper(), ["N", *dims, "avg", "failed", "skipped"], [row]))
         out.append(("Giraffe-Bench evaluators (0-100)", tables))
+    if "factqa" in metrics:
+        m = metrics["factqa"]
+        tables = [("", ["Questions", "Right", "Accuracy (%)", "Without an answer"], [[m["n"], m["right"], m["accuracy"], m.get("skipped", 0)]])]
+        for key, title in (("by_kind", "Kind"), ("by_video", "Video")):
+            tables.append((f"By {title.lower()}", [title, "Questions", "Right", "Accuracy (%)"], [[k, v["n"], v["right"], v["accuracy"]] for k, v in m[key].items()]))
+        out.append(("Fact questions (answer pattern and cited span)", tables))
     return out
 
 

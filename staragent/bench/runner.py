@@ -11,7 +11,10 @@ Layout of a run directory::
 
 Multi-turn samples use the paper's ideal trajectory: the history of turn k holds the questions and
 REFERENCE answers of turns 0..k-1, never the agent's own answers. Turns are therefore independent and
-run in parallel with ``workers`` threads.
+run in parallel with ``workers`` threads. A sample whose ``meta["history"]`` is ``"live"`` (fact
+questions asked as one conversation, where no reference answers exist) is the exception: its turns run
+in order as one unit, each after the agent's own earlier answers, in one conversation thread
+(``sample["bench"]["thread"]``); a resumed run asks such a sample again from its first turn.
 """
 
 from __future__ import annotations
@@ -36,9 +39,8 @@ from filelock import FileLock, Timeout
 
 from ..fsutil import append_jsonl, read_json, read_jsonl, repair_jsonl, stable_hash, write_json, write_jsonl
 from .agents import BenchAgent
-from .datasets import VIDEO_SUFFIXES, Dataset
 from .errors import RunDirError
-from .schema import Sample, TurnRecord
+from .schema import VIDEO_SUFFIXES, Dataset, Sample, TurnRecord
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -251,10 +253,17 @@ class _Progress:
         self.last_write = time.monotonic()
 
 
+def is_live(sample: Sample) -> bool:
+    """Whether the sample's turns form one conversation with the agent's own answers (see above)."""
+    return sample.meta.get("history") == "live"
+
+
 def _turn_record(
-    agent: BenchAgent, sample: Sample, index: int, video: Path | None, sample_dict: dict, simulated_tools: bool
+    agent: BenchAgent, sample: Sample, index: int, video: Path | None, sample_dict: dict, simulated_tools: bool,
+    history: list[dict] | None = None,
 ) -> TurnRecord:
-    """Ask the agent one turn; an exception becomes an ``ok: false`` record (scored as unanswered)."""
+    """Ask the agent one turn; an exception becomes an ``ok: false`` record (scored as unanswered).
+    ``history`` replaces the ideal trajectory (a live conversation's own earlier turns)."""
     question = sample.qa_turns()[index].question.content
     fields = {
         "sample_id": sample.sample_id,
@@ -268,7 +277,8 @@ def _turn_record(
     }
     t0 = time.perf_counter()
     try:
-        answer = agent.respond(video, sample.history_before(index), question, sample=sample_dict, turn=index)
+        history = sample.history_before(index) if history is None else history
+        answer = agent.respond(video, history, question, sample=sample_dict, turn=index)
     except Exception as exc:  # recorded, never dropped
         error = f"{type(exc).__name__}: {exc}"
         return TurnRecord(**fields, latency_s=round(time.perf_counter() - t0, 4), ok=False, error=error, finished_at=now_iso())
@@ -342,13 +352,15 @@ def _run_locked(
     done = {r.key for r in existing}
 
     selected_ids = {s.sample_id for s in dataset.samples}
-    units = [
-        (sample, pair.index)
-        for sample in samples
-        if sample.sample_id in selected_ids
-        for pair in sample.qa_turns()
-        if (sample.sample_id, pair.index) not in done
-    ]
+    units: list[tuple[Sample, list[int]]] = []
+    for sample in samples:
+        missing = [p.index for p in sample.qa_turns() if (sample.sample_id, p.index) not in done]
+        if sample.sample_id not in selected_ids or not missing:
+            continue
+        if is_live(sample):  # one conversation: all of it again, or the later turns would lose their context
+            units.append((sample, [p.index for p in sample.qa_turns()]))
+        else:
+            units.extend((sample, [i]) for i in missing)
     total = sum(len(s.qa_turns()) for s in samples)
     current_env = environment()
     meta = {
@@ -384,34 +396,41 @@ def _run_locked(
     lock = threading.Lock()
     counts = {"new": 0, "errors": 0}
 
-    def run_unit(sample: Sample, index: int) -> TurnRecord:
+    def run_unit(sample: Sample, indices: list[int]) -> None:
         video = videos.find(sample, base)
-        sample_dict = sample.model_dump(mode="json")
-        # the answer key goes with every turn (the oracle follows it); agents under test read it only
-        # as simulated tool responses, when simulated_tools is set
-        expected = sample.qa_turns()[index].expected_tool_calls
-        sample_dict["bench"] = {
-            "simulated_tools": simulated_tools,
-            "expected_tool_calls": [c.model_dump(mode="json") for c in expected],
-            "turn": index,
-            "dataset": dataset.name,
-        }
-        # a turn without expected calls has nothing to simulate: it ran on the video
-        record = _turn_record(agent, sample, index, video, sample_dict, simulated_tools and bool(expected))
-        with lock:
-            append_jsonl(traj_path, record.model_dump(mode="json"))
-            counts["new"] += 1
-            counts["errors"] += 0 if record.ok else 1
-            tracker.add(record)
-        if progress is not None:
-            progress(record)
-        return record
+        live = is_live(sample)
+        thread = f"bench-{sample.sample_id}-{os.urandom(4).hex()}" if live else None
+        conversation: list[dict] = []
+        for index in indices:
+            sample_dict = sample.model_dump(mode="json")
+            # the answer key goes with every turn (the oracle follows it); agents under test read it only
+            # as simulated tool responses, when simulated_tools is set
+            expected = sample.qa_turns()[index].expected_tool_calls
+            sample_dict["bench"] = {
+                "simulated_tools": simulated_tools,
+                "expected_tool_calls": [c.model_dump(mode="json") for c in expected],
+                "turn": index,
+                "dataset": dataset.name,
+                **({"thread": thread} if thread else {}),
+            }
+            # a turn without expected calls has nothing to simulate: it ran on the video
+            record = _turn_record(
+                agent, sample, index, video, sample_dict, simulated_tools and bool(expected), list(conversation) if live else None
+            )
+            conversation += [{"role": "user", "content": record.question}, {"role": "assistant", "content": record.answer or ""}]
+            with lock:
+                append_jsonl(traj_path, record.model_dump(mode="json"))
+                counts["new"] += 1
+                counts["errors"] += 0 if record.ok else 1
+                tracker.add(record)
+            if progress is not None:
+                progress(record)
 
     interrupted = False
     try:
         if workers <= 1:
-            for sample, index in units:
-                run_unit(sample, index)
+            for sample, indices in units:
+                run_unit(sample, indices)
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 pending = {pool.submit(run_unit, s, i) for s, i in units}

@@ -8,11 +8,15 @@ so a dataset can carry more than we model without losing it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..fsutil import stable_hash
 from ..schema import Evidence, TokenUsage, TrajectoryStep
+from .errors import DatasetError
 
 CriterionCategory = Literal["high_priority", "medium_priority", "low_priority", "penalty"]
 
@@ -275,3 +279,35 @@ class TurnRecord(BaseModel):
     @property
     def key(self) -> tuple[str, int]:
         return (self.sample_id, self.turn)
+
+
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi")
+
+
+@dataclass
+class Dataset:
+    name: str
+    kind: str
+    source: str
+    samples: list[Sample]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def fingerprint(self) -> str:
+        return stable_hash([s.model_dump(mode="json") for s in self.samples])
+
+    def select(self, ids: Iterable[str] | None = None, limit: int | None = None) -> Dataset:
+        samples = self.samples
+        if ids:
+            wanted = [str(i) for i in ids]
+            known = {s.sample_id for s in samples}
+            missing = [i for i in wanted if i not in known]
+            if missing:
+                raise DatasetError(
+                    f"{self.name} has no sample with id {', '.join(missing[:5])}"
+                    f"{' ...' if len(missing) > 5 else ''}; check the ids passed to --samples"
+                )
+            keep = set(wanted)
+            samples = [s for s in samples if s.sample_id in keep]
+        if limit is not None:
+            samples = samples[: max(0, limit)]
+        return Dataset(self.name, self.kind, self.source, samples, dict(self.meta))

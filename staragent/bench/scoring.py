@@ -46,6 +46,8 @@ def default_metrics(kind: str, samples: list[Any]) -> list[str]:
         return ["videoautobench"]
     if kind == "giraffe":
         return ["giraffe"]
+    if kind == "factqa":
+        return ["factqa"]
     metrics = ["rubric"]
     if any(s.is_agentic for s in samples):
         metrics.append("trajectory")

@@ -29,9 +29,8 @@ from ..fsutil import read_json, write_json
 from ..timecodes import clock_range, format_time
 from . import keyfacts as kf
 from . import text as tx
-from .datasets import VIDEO_SUFFIXES, Dataset
 from .errors import DatasetError
-from .schema import Criterion, Sample, ToolCall, Turn
+from .schema import VIDEO_SUFFIXES, Criterion, Dataset, Sample, ToolCall, Turn
 
 MODALITY_TASK = {
     "ocr": "ocr_text_extraction",

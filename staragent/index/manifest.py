@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from .. import __version__
 from ..fsutil import read_json, write_json
+from ..version import __version__
 
 MANIFEST = "manifest.json"
 FORMAT = 1

@@ -89,11 +89,11 @@ def stage_backend(ctx: BuildContext, role: str, asked: bool = False) -> str:
     later build where the expert can run re-runs that stage alone (and the joins after it).
     ``asked``: the user turned the stage on (captions), so a profile without the expert is a
     fallback to report too."""
-    from ..models.specs import OFFLINE_FALLBACKS, ROLES, problem
+    from ..models.specs import OFFLINE_FALLBACKS, ROLES, chosen_backend, problem
 
     if role in ctx.fallbacks:
         return ctx.fallbacks[role]["used"]
-    chosen, fallback = ctx.settings.backend(role), OFFLINE_FALLBACKS.get(role)
+    chosen, fallback = chosen_backend(ctx.settings, role), OFFLINE_FALLBACKS.get(role)
     if chosen == "none" and asked:  # the profile has no such expert: why, and what would have run
         chosen, why = ROLES[role].defaults[1], problem(ctx.settings, role)
     else:

@@ -169,8 +169,3 @@ class VideoIndex:
     def vector_modalities(self) -> list[str]:
         path = self.dir / "vectors" / "stores.json"
         return sorted(json.loads(path.read_text()).get("stores", {})) if path.exists() else []
-
-    def search(self, query: str, modalities: list[str] | None = None, k: int = 5, **kwargs):
-        from .search import cross_modal_search
-
-        return cross_modal_search(self, query, modalities, k, **kwargs)

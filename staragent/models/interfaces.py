@@ -22,9 +22,10 @@ role                      protocol              backends
 ``activity``              ActivityRecognizer    a transformers video classifier (VideoMAE, ...)
 ========================  ====================  ==============================================
 
-The ``chat`` role holds the raw engine; callers talk to it through a LangChain chat model over the
-pool (``chat_transformers.TransformersChatModel``, or ``ToolContext.chat_model()`` in a tool),
-which renders messages and tools with the model's template and parses its tool calls.
+The ``chat`` role holds the raw engine (``chat_engine.LocalChatEngine``). Tools talk to it in plain
+text (``ToolContext.chat_model()``, a ``chat_engine.EngineChat``); the agent plans with it through a
+LangChain chat model (``agent.planners.transformers.TransformersChatModel``), which renders messages
+and tools with the model's template and parses its tool calls.
 
 All audio is 16 kHz mono float32; all images are RGB ``uint8`` arrays ``(H, W, 3)``; times are
 seconds from the start of the video.

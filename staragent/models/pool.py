@@ -19,30 +19,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
 from ..errors import ModelUnavailable
+from .modelspec import ModelSpec, cuda_available
 
 log = logging.getLogger("staragent.models")
 GB = 1024**3
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    name: str
-    loader: Callable[[Settings, str], Any]
-    """``loader(settings, device) -> model``; raises ``ModelUnavailable`` with a helpful message."""
-    description: str = ""
-    wants_gpu: bool | Callable[[Settings], bool] = False
-    """whether it runs on a GPU when there is one (a callable: it depends on the settings)"""
-    size_hint: Callable[[Settings], int] | None = None
-    """Bytes the model will take once loaded (e.g. its weight files), so that the pool can make
-    room *before* loading it under a memory budget. None: unknown."""
-    check: Callable[[Settings], str | None] | None = None
-    """Why it could not load here, found without loading it (None: nothing known against it)."""
 
 
 @dataclass
@@ -74,14 +59,6 @@ class LoadedModel:
             "load_seconds": round(self.load_seconds, 2),
             "idle_seconds": round(time.monotonic() - self.last_used, 1),
         }
-
-
-def cuda_available() -> bool:
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
 
 
 def resolve_device(preference: str, wants_gpu: bool) -> str:

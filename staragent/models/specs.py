@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import ConfigError, ModelUnavailable
-from .pool import ModelSpec, cuda_available
+from .modelspec import ModelSpec, cuda_available
 from .weights import locate
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pth", ".pt", ".onnx")
@@ -202,7 +202,7 @@ def _chat(model_of: Callable[[Settings], str], setting: str) -> Backend:
     """A local transformers chat model: ``model_of(settings)`` names it, ``setting`` is where to change it."""
 
     def build(settings: Settings, device: str, folder: Path | None):
-        from .chat_transformers import LocalChatEngine
+        from .chat_engine import LocalChatEngine
 
         return LocalChatEngine(folder, model_of(settings), device=device, dtype=settings.models.dtype)
 

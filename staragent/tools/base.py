@@ -123,13 +123,14 @@ class ToolContext:
             return None
 
     def chat_model(self):
-        """A LangChain chat model over the pool's ``chat`` engine (looked up per call, so the pool
-        may unload it between calls), or None when there is none here."""
+        """A plain exchange with the pool's ``chat`` engine (``reply(system, user) -> str``; the
+        engine is looked up per call, so the pool may unload it between calls), or None when there
+        is none here."""
         if self.optional_expert("chat") is None:
             return None
-        from ..models.chat_transformers import pool_chat_model
+        from ..models.chat_engine import EngineChat
 
-        return pool_chat_model(self._pool(), self.settings)
+        return EngineChat(self._pool(), self.settings)
 
     def _pool(self):
         if self.models is None:

@@ -74,14 +74,10 @@ def clip_frames(ctx, start: float, end: float, count: int) -> list[np.ndarray]:
 
 
 def ask_chat(chat, prompt: str, material: dict, **variables) -> str:
-    """One exchange with a chat model: the instructions from ``prompts/<prompt>.md``, then the
+    """One exchange with a chat model (``ToolContext.chat_model()``): the instructions from ``prompts/<prompt>.md``, then the
     material as a JSON object (text from the video or the user is data, never instructions)."""
     import json
 
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    from ..models.llm import strip_thinking
     from ..prompts import render
 
-    reply = chat.invoke([SystemMessage(render(prompt, **variables)), HumanMessage(json.dumps(material, ensure_ascii=False))])
-    return strip_thinking(str(reply.content))
+    return chat.reply(render(prompt, **variables), json.dumps(material, ensure_ascii=False))

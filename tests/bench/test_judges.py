@@ -195,7 +195,7 @@ def test_other_backends_go_through_the_chat_model_factory(monkeypatch):
     import sys
     import types
 
-    fake = types.ModuleType("staragent.models.llm")
+    fake = types.ModuleType("staragent.agent.planners")
     built = {}
 
     def make_chat_model(settings, backend, **options):
@@ -203,7 +203,7 @@ def test_other_backends_go_through_the_chat_model_factory(monkeypatch):
         return ScriptedChatModel(model_name="served-judge", temperature=0.2)
 
     fake.make_chat_model = make_chat_model
-    monkeypatch.setitem(sys.modules, "staragent.models.llm", fake)
+    monkeypatch.setitem(sys.modules, "staragent.agent.planners", fake)
     judge = make_judge("openai:served-judge", revision="2025-01")
     assert built["backend"] == "openai" and built["options"] == {"model": "served-judge"}
     assert judge.identity.kind == "llm" and judge.identity.model_id == "served-judge"
@@ -213,7 +213,7 @@ def test_other_backends_go_through_the_chat_model_factory(monkeypatch):
 def test_missing_chat_backends_give_a_clear_error(monkeypatch):
     import sys
 
-    monkeypatch.setitem(sys.modules, "staragent.models.llm", None)
+    monkeypatch.setitem(sys.modules, "staragent.agent.planners", None)
     with pytest.raises(JudgeSpecError, match="heuristic or --judge scripted"):
         make_judge("openai:gpt-4o-mini")
 
@@ -264,8 +264,8 @@ def test_decoding_settings_name_separate_score_rows(facts_file, tmp_path):
 def test_transformers_judge_loads_the_model_it_names_not_the_planner(tiny, tmp_path):
     import shutil
 
+    from staragent.agent.planners.transformers import load_transformers_chat
     from staragent.config import load_settings
-    from staragent.models.chat_transformers import load_transformers_chat
     from staragent.models.pool import ModelPool
 
     planner_dir = tiny.qwen3
@@ -287,9 +287,9 @@ def test_transformers_judge_loads_the_model_it_names_not_the_planner(tiny, tmp_p
 def test_thinking_and_request_options_are_part_of_the_judge_identity(tmp_path):
     """A Qwen3 judge thinking or not, and one server's model with other request options or at another
     address, are different judges: other cache entries, other score rows."""
+    from staragent.agent.planners.openai import OpenAICompatibleChat
+    from staragent.agent.planners.transformers import TransformersChatModel
     from staragent.bench.judges.client import decoding_of
-    from staragent.models.chat_openai import OpenAICompatibleChat
-    from staragent.models.chat_transformers import TransformersChatModel
 
     def identity_of(model):
         return LLMJudge.from_model(model, cache_dir=tmp_path / "cache")
@@ -331,8 +331,8 @@ def test_a_local_judge_records_the_snapshot_it_was_read_from(tmp_path, monkeypat
     import sys
     import types
 
+    from staragent.agent.planners.transformers import TransformersChatModel
     from staragent.bench.chat import local_snapshot
-    from staragent.models.chat_transformers import TransformersChatModel
 
     folder = _snapshot(tmp_path / "hub")
     settings = types.SimpleNamespace(models=types.SimpleNamespace(hf_cache=str(tmp_path / "hub")))
@@ -344,9 +344,9 @@ def test_a_local_judge_records_the_snapshot_it_was_read_from(tmp_path, monkeypat
     assert local_snapshot(TransformersChatModel(pool=None, model_name=str(plain)), settings) is None
     assert local_snapshot(ScriptedChatModel(), settings) is None
 
-    fake = types.ModuleType("staragent.models.llm")
+    fake = types.ModuleType("staragent.agent.planners")
     fake.make_chat_model = lambda settings, backend, **options: by_id
-    monkeypatch.setitem(sys.modules, "staragent.models.llm", fake)
+    monkeypatch.setitem(sys.modules, "staragent.agent.planners", fake)
     judge = make_judge("transformers:org/judge", settings)
     assert judge.identity.revision == "0123abcd" and "0123abcd" in judge.identity.tag
     assert make_judge("transformers:org/judge", settings, revision="0123abcd").identity.revision == "0123abcd"

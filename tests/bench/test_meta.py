@@ -8,10 +8,10 @@ from scipy import stats
 
 from staragent.bench import text as tx
 from staragent.bench.judges import LLMJudge, ScriptedChatModel, make_judge
+from staragent.bench.scorers.bootstrap import cluster_bootstrap_mean
 from staragent.bench.scorers.meta import (
     _permutation_chunks,
     auc,
-    cluster_bootstrap_mean,
     cluster_bootstrap_se,
     clustered_se,
     compare_correlations,

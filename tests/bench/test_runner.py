@@ -187,8 +187,7 @@ def test_agent_specs():
 
 
 def test_videos_are_found_by_id_under_the_video_root(tmp_path):
-    from staragent.bench.datasets import Dataset
-    from staragent.bench.schema import Sample
+    from staragent.bench.schema import Dataset, Sample
 
     (tmp_path / "videos" / "part1").mkdir(parents=True)
     video = tmp_path / "videos" / "part1" / "abc123.mkv"

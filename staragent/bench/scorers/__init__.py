@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import consensus, giraffe, lexical, rubric, trajectory, vdeval, videoautobench
+from . import consensus, factqa, giraffe, lexical, rubric, trajectory, vdeval, videoautobench
 from .common import Unit, interval, judged, score_summary, units_of
 
-METRICS = ("rubric", "trajectory", "vdeval", "lave", "lexical", "consensus", "videoautobench", "giraffe")
+METRICS = ("rubric", "trajectory", "vdeval", "lave", "lexical", "consensus", "videoautobench", "giraffe", "factqa")
 LLM_METRICS = frozenset({"vdeval", "lave", "videoautobench", "giraffe"})
-JUDGE_FREE_METRICS = frozenset({"lexical", "consensus"})
+JUDGE_FREE_METRICS = frozenset({"lexical", "consensus", "factqa"})
 
 __all__ = ["METRICS", "LLM_METRICS", "JUDGE_FREE_METRICS", "Unit", "units_of", "run_metric", "summarise_metric"]
 
@@ -32,6 +32,8 @@ def run_metric(metric: str, judge: Any, units: list[Unit], workers: int = 1) -> 
         return videoautobench.score_videoautobench(judge, units, workers)
     if metric == "giraffe":
         return giraffe.score_giraffe(judge, units, workers)
+    if metric == "factqa":
+        return factqa.score_factqa(units)
     raise ValueError(metric)
 
 
@@ -63,4 +65,6 @@ def summarise_metric(metric: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         return videoautobench.summarise(rows)
     if metric == "giraffe":
         return giraffe.summarise(rows)
+    if metric == "factqa":
+        return factqa.summarise(rows)
     raise ValueError(metric)

@@ -7,7 +7,8 @@ with ``numpy.percentile`` (linear interpolation between order statistics).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -27,3 +28,28 @@ def percentile_interval(values: Sequence[float], confidence: float = 0.95) -> tu
     """The central ``confidence`` interval of bootstrap draws."""
     lower, upper = np.percentile(np.asarray(values, dtype=float), [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
     return float(lower), float(upper)
+
+
+def cluster_bootstrap_mean(
+    values: Sequence[float],
+    clusters: Sequence[Hashable],
+    *,
+    rounds: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict[str, float] | None:
+    """Percentile interval of a mean, resampling whole clusters (videos) with replacement; ``None``
+    with fewer than two clusters."""
+    sums: dict[Hashable, float] = defaultdict(float)
+    counts: dict[Hashable, int] = defaultdict(int)
+    for v, c in zip(values, clusters, strict=True):
+        sums[c] += float(v)
+        counts[c] += 1
+    if len(sums) < 2:
+        return None
+    keys = list(sums)
+    s = np.array([sums[k] for k in keys])
+    n = np.array([counts[k] for k in keys], dtype=float)
+    means = resample(len(keys), lambda draw: float(s[draw].sum() / n[draw].sum()), rounds=rounds, seed=seed)
+    lower, upper = percentile_interval(means, confidence)
+    return {"lower": lower, "upper": upper, "rounds": rounds, "clusters": len(keys)}

@@ -80,7 +80,7 @@ def skipped_row(metric: str, unit: Unit) -> dict[str, Any]:
 
 def interval(rows: list[dict[str, Any]], key: str, rounds: int = 1000) -> dict[str, float] | None:
     """95% interval of the mean of ``key`` over ``rows``, resampling whole videos (a cluster bootstrap)."""
-    from .meta import cluster_bootstrap_mean
+    from .bootstrap import cluster_bootstrap_mean
 
     rows = [r for r in rows if r.get(key) is not None]
     videos = [str(r.get("video_id") or r.get("sample_id")) for r in rows]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .bootstrap import percentile_interval, resample
+from .bootstrap import resample
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -170,31 +170,6 @@ def clustered_se(values: Sequence[float], clusters: Sequence[Hashable]) -> dict[
     g = len(sums)
     se_c = math.sqrt(g / (g - 1) * sum(s * s for s in sums.values())) / n if g > 1 else float("nan")
     return {"n": n, "mean": m, "se": se, "se_clustered": se_c, "clusters": g}
-
-
-def cluster_bootstrap_mean(
-    values: Sequence[float],
-    clusters: Sequence[Hashable],
-    *,
-    rounds: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> dict[str, float] | None:
-    """Percentile interval of a mean, resampling whole clusters (videos) with replacement; ``None``
-    with fewer than two clusters."""
-    sums: dict[Hashable, float] = defaultdict(float)
-    counts: dict[Hashable, int] = defaultdict(int)
-    for v, c in zip(values, clusters, strict=True):
-        sums[c] += float(v)
-        counts[c] += 1
-    if len(sums) < 2:
-        return None
-    keys = list(sums)
-    s = np.array([sums[k] for k in keys])
-    n = np.array([counts[k] for k in keys], dtype=float)
-    means = resample(len(keys), lambda draw: float(s[draw].sum() / n[draw].sum()), rounds=rounds, seed=seed)
-    lower, upper = percentile_interval(means, confidence)
-    return {"lower": lower, "upper": upper, "rounds": rounds, "clusters": len(keys)}
 
 
 def auc(positive: Sequence[float], negative: Sequence[float]) -> float:

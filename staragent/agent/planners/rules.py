@@ -24,10 +24,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from ..errors import StarAgentError
-from ..index.text import GLUED, tokenize
-from ..schema import Evidence
-from ..timecodes import clock_range, format_range, format_time, parse_range, parse_time
+from ...errors import StarAgentError
+from ...index.text import GLUED, tokenize
+from ...schema import Evidence
+from ...timecodes import clock_range, format_range, format_time, parse_range, parse_time
 from .question import Question, analyse
 
 SEARCH, SPEECH, TEXT, AUDIO, CALC = "cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events", "calculator"

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
-from ..languages import language_name, parse_language
-from ..schema import Evidence
-from ..timecodes import clock_range, format_range, format_time
+from ...errors import InputError
+from ...languages import language_name, parse_language
+from ...schema import Evidence
+from ...timecodes import clock_range, format_range, format_time
 from .question import Intent
 from .rules import CALC, MEMORY, SEARCH, SPEECH, TEXT, Step, Turn, _anchor, _call, _top_hits, _turn_evidence
 

@@ -1,8 +1,9 @@
-"""Chat backends for planning (and judging): one factory, three kinds.
+"""The planners the agent graph can run with (the same backends judge benchmark answers): one
+factory, three kinds, each a LangChain chat model that replies with tool calls or an answer.
 
 - ``rules``: the offline rule planner (no weights, no network).
 - ``openai``: any OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp server, hosted APIs); tool
-  calls a server returns as text are read too (``chat_openai``).
+  calls a server returns as text are read too (``openai``, ``tool_calls``).
 - ``transformers``: a local Hugging Face model with tool calling (Qwen3-4B by default).
 """
 
@@ -10,17 +11,10 @@ from __future__ import annotations
 
 import os
 
-from ..config import Settings
-from ..errors import ConfigError, ModelUnavailable
+from ...config import Settings
+from ...errors import ConfigError, ModelUnavailable
 
 BACKENDS = ("rules", "openai", "transformers")
-
-
-def strip_thinking(text: str) -> str:
-    """Drop reasoning blocks that some models print before their answer."""
-    from .tool_calls import strip_reasoning
-
-    return strip_reasoning(text or "")[0]
 
 
 def make_chat_model(settings: Settings, backend: str | None = None, *, pool=None, **options):
@@ -28,13 +22,13 @@ def make_chat_model(settings: Settings, backend: str | None = None, *, pool=None
     ``transformers`` model is loaded into ``pool`` (role ``chat``) and stays resident there."""
     backend = backend or settings.planner_backend
     if backend == "rules":
-        from ..agent.rules import RulePlanner
+        from .rules import RulePlanner
 
         return RulePlanner(**options)
     if backend == "openai":
         return _openai(settings, **options)
     if backend == "transformers":
-        from .chat_transformers import load_transformers_chat
+        from .transformers import load_transformers_chat
 
         return load_transformers_chat(settings, pool=pool, **options)
     raise ConfigError(f"unknown chat backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -42,7 +36,7 @@ def make_chat_model(settings: Settings, backend: str | None = None, *, pool=None
 
 def _openai(settings: Settings, **options):
     try:
-        from .chat_openai import OpenAICompatibleChat
+        from .openai import OpenAICompatibleChat
     except ImportError:
         raise ModelUnavailable("the openai backend needs the langchain-openai package: pip install langchain-openai") from None
     planner = settings.planner

@@ -25,7 +25,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-_LEADING_THINK = re.compile(r"^\s*<think>(.*?)(?:</think>|$)", re.S)
+from ...models.chat_engine import strip_reasoning
+
 # A block opens where <tool_call> is followed by JSON, or starts a line and is closed later; a tag
 # quoted in a sentence ("wrap calls in `<tool_call>`") is neither.
 _TOOL_OPENER = re.compile(r"<tool_call>(?=\s*[\[{])|^[ \t]*<tool_call>(?=.*?</tool_call>)", re.S | re.M)
@@ -48,16 +49,6 @@ class ParsedOutput:
     invalid_tool_calls: list[dict] = field(default_factory=list)
     """LangChain ``InvalidToolCall`` dicts: name, args (raw text), id, error, type."""
     reasoning: str = ""
-
-
-def strip_reasoning(text: str) -> tuple[str, str]:
-    """``(text without reasoning, the reasoning)``. Only a ``<think>`` block at the start is
-    reasoning (one cut off by the token limit runs to the end); a tag further on is part of the
-    answer."""
-    block = _LEADING_THINK.match(text)
-    if block is None:
-        return text.strip(), ""
-    return text[block.end() :].strip(), block.group(1).strip()
 
 
 def as_written(content: str, invalid_calls: list[dict]) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError, TimeFormatError
-from ..index.text import STOPWORDS, tokenize
-from ..languages import parse_language
-from ..timecodes import parse_time, point_window
+from ...errors import InputError, TimeFormatError
+from ...index.text import STOPWORDS, tokenize
+from ...languages import parse_language
+from ...timecodes import parse_time, point_window
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",

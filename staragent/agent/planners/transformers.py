@@ -1,19 +1,17 @@
-"""The local orchestrator: a Hugging Face causal LM (Qwen3-4B by default) as a LangChain chat model
-with tool calling, so the agent graph runs with it exactly as with the rule planner or an
+"""The ``transformers`` planner: a local Hugging Face causal LM (Qwen3-4B by default) as a LangChain
+chat model with tool calling, so the agent graph runs with it exactly as with the rule planner or an
 OpenAI-compatible endpoint.
 
 Tools are rendered by the model's own chat template (``apply_chat_template(..., tools=...)``), with
 control tokens in messages encoded as plain text (a slide cannot smuggle ``<|im_start|>`` into
 the prompt). The reply is parsed by ``tool_calls.parse_tool_calls``. The weights live in the
-ModelPool under the role ``chat``: every conversation shares one resident copy, and generation
-takes turns on it. The chat model asks the pool for the engine on every call instead of keeping
-it, so that the pool's memory budget can unload it between calls (it loads again when needed).
+ModelPool under the role ``chat`` (``models.chat_engine.LocalChatEngine``): every conversation shares
+one resident copy, and generation takes turns on it. The chat model asks the pool for the engine on
+every call instead of keeping it, so that the pool's memory budget can unload it between calls.
 """
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -21,99 +19,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
-from ..config import Settings
-from ..errors import ModelUnavailable
+from ...config import Settings
+from ...models.chat_engine import LocalChatEngine
 from .tool_calls import as_written, parse_tool_calls
-from .torch_runtime import load_files, load_pretrained, module_bytes
-
-_END_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>", "</s>")
-
-
-class LocalChatEngine:
-    """A causal LM and its tokenizer on one device."""
-
-    name = "transformers-chat"
-
-    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto"):
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        self.model_id = label
-        self.device = device
-        self.tokenizer = load_files(AutoTokenizer, model_dir, "chat model's tokenizer")
-        if not self.tokenizer.chat_template:
-            raise ModelUnavailable(f"chat model {label!r} has no chat template, so tools cannot be shown to it; use an instruct/chat model")
-        self.model = load_pretrained(AutoModelForCausalLM, model_dir, device, dtype)
-        ends = {self.tokenizer.convert_tokens_to_ids(t) for t in _END_MARKERS if t in self.tokenizer.get_vocab()}
-        configured = self.model.generation_config.eos_token_id
-        ends |= set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
-        if self.tokenizer.eos_token_id is not None:
-            ends.add(self.tokenizer.eos_token_id)
-        self.stop_ids = sorted(ends)
-        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.stop_ids[0]
-        self._lock = threading.Lock()
-        self._torch = torch
-
-    def memory_bytes(self) -> int:
-        return module_bytes(self.model)
-
-    def prompt_ids(self, messages: list[dict], tools: list[dict] | None, thinking: bool):
-        return self.tokenizer.apply_chat_template(
-            messages,
-            tools=tools or None,
-            add_generation_prompt=True,
-            tokenize=True,
-            return_dict=True,
-            return_tensors="pt",
-            sanitize_control_tokens=True,
-            enable_thinking=thinking,  # Qwen3's switch; templates without it ignore it
-        )
-
-    def generate(
-        self,
-        messages: list[dict],
-        tools: list[dict] | None = None,
-        *,
-        max_new_tokens: int = 1024,
-        temperature: float = 0.0,
-        thinking: bool = False,
-        stop: list[str] | None = None,
-    ) -> tuple[str, int, int]:
-        """``(raw text of the reply, prompt tokens, generated tokens)``."""
-        from transformers import GenerationConfig
-
-        inputs = self.prompt_ids(messages, tools, thinking).to(self.device)
-        sampling = temperature > 0
-        config = GenerationConfig(
-            max_new_tokens=max_new_tokens,
-            do_sample=sampling,
-            temperature=temperature if sampling else None,
-            top_p=0.95 if sampling else None,
-            eos_token_id=self.stop_ids,
-            pad_token_id=self.pad_id,
-            stop_strings=stop or None,
-        )
-        extra = {"tokenizer": self.tokenizer} if stop else {}
-        with self._lock, self._torch.inference_mode():
-            output = self.model.generate(**inputs, generation_config=config, **extra)
-        prompt_len = inputs["input_ids"].shape[1]
-        new = output[0, prompt_len:]
-        text = self.decode(new.tolist())
-        if self.inside_thinking(inputs["input_ids"][0].tolist()):
-            text = "<think>" + text  # the template opened the reasoning block; the reply starts inside it
-        return text, int(prompt_len), int(new.shape[0])
-
-    def inside_thinking(self, prompt_ids: list[int]) -> bool:
-        """Whether the prompt ends inside a ``<think>`` block (templates of reasoning models open one
-        for the reply), so that what the model writes first is reasoning."""
-        tail = self.tokenizer.decode(prompt_ids[-8:], skip_special_tokens=False)
-        return tail.rfind("<think>") > tail.rfind("</think>")
-
-    def decode(self, ids: list[int]) -> str:
-        """Text of generated ids, keeping tool-call markup (some tokenizers call it special) but
-        not the end-of-turn and padding tokens."""
-        ids = [i for i in ids if i not in self.stop_ids and i != self.pad_id]
-        return self.tokenizer.decode(ids, skip_special_tokens=False)
 
 
 def template_messages(messages: list[BaseMessage]) -> list[dict]:
@@ -201,8 +109,8 @@ def load_transformers_chat(settings: Settings, pool=None, *, model: str | None =
     chat model (``planner.model``) is the pool role ``chat``; another one (a judge, or a local model
     asked for where the settings choose none) gets its own role, ``chat:<model>``. The weights are
     loaded here, so that missing ones are reported now, not at the first question."""
-    from .pool import ModelPool
-    from .specs import chat_spec, chosen_backend, role_spec
+    from ...models.pool import ModelPool
+    from ...models.specs import chat_spec, chosen_backend, role_spec
 
     pool = pool if pool is not None else ModelPool(settings)
     model = model or settings.planner.model

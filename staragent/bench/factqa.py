@@ -1,0 +1,117 @@
+"""Fact questions about real videos, scored by the fact and the evidence behind it.
+
+The dataset (``../shared/eval/dev_qa.json`` is one) is a JSON object::
+
+    {"about": "...",
+     "videos": {NAME: {"file": "media/x.mp4", "srt": null, "no_subtitles": true}},
+     "cases": [{"id", "video", "q": "question" | "chat": ["first", ..., "scored question"],
+                "any": [regex, ...], "span": [start, end] | null, "kind": "speech"}]}
+
+A case is right when one of its ``any`` patterns is found in the answer (Python ``re.search``,
+case-insensitive) and, where ``span`` is given, an evidence interval the answer cites overlaps it.
+An answer that says it found nothing is wrong, except in the kinds that expect exactly that
+(``REFUSAL_KINDS``). A ``chat`` case is one conversation: its questions are asked in turn, each after
+the agent's own earlier answers (``history: live``), and only the last answer is scored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import DatasetError
+from .schema import Dataset, Sample
+
+REFUSAL_KINDS = frozenset({"absent", "visual-refusal"})
+# What an answer says when it has nothing to offer. Kept to whole phrases, so that a caveat beside a
+# real answer ("the pictures themselves are not checked") does not make it a refusal.
+_NOTHING_FOUND = re.compile(
+    r"\b(?:i\s+)?(?:found|find|see|hear)\s+nothing\b|\bcould(?:n't| not)\s+find\b|\bdid(?:n't| not)\s+find\b|"
+    r"\bnothing (?:about|on|that answers)\b|\bno (?:mention|information|answer) (?:of|about|to)\b|"
+    r"\b(?:is|are|was|were)(?:n't| not) (?:mentioned|said|shown|stated)\b|\bdoes(?:n't| not) (?:say|show|mention|state)\b",
+    re.I,
+)
+
+
+def says_nothing_found(answer: str) -> bool:
+    return bool(_NOTHING_FOUND.search(answer))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    right: bool
+    matched: str | None
+    """the pattern the answer matched (None: none did)"""
+    cites_span: bool | None
+    """whether cited evidence overlaps the expected span (None: the case has no span)"""
+    refused: bool
+
+
+def check_answer(answer: str, evidence: list[Any], patterns: list[str], span: list[float] | None, kind: str) -> Verdict:
+    """Score one answer by the rule in the module docstring. ``evidence`` items have ``start`` and
+    ``end`` (seconds), as dicts or objects."""
+    matched = next((p for p in patterns if re.search(p, answer, re.I)), None)
+    cites = None
+    if span is not None:
+        lo, hi = span
+        cites = any(_get(e, "start") < hi and _get(e, "end") > lo for e in evidence)
+    refused = says_nothing_found(answer)
+    right = matched is not None and cites is not False and (kind in REFUSAL_KINDS or not refused)
+    return Verdict(right, matched, cites, refused)
+
+
+def _get(item: Any, key: str) -> float:
+    return float(item[key] if isinstance(item, dict) else getattr(item, key))
+
+
+def is_factqa(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("cases"), list) and isinstance(data.get("videos"), dict)
+
+
+def load_factqa(data: dict, path: Path, name: str | None = None, **_: Any) -> Dataset:
+    """The cases of a fact-question file as samples: one user turn per question, and an empty
+    assistant turn after each (there is no reference answer: the patterns and span score it)."""
+    videos = data["videos"]
+    samples = []
+    for number, case in enumerate(data["cases"], start=1):
+        where = f"{path}: case {number} ({case.get('id', 'no id')})"
+        questions = case.get("chat") or ([case["q"]] if case.get("q") else [])
+        if not questions or not all(isinstance(q, str) and q.strip() for q in questions):
+            raise DatasetError(f"{where} has no question: give 'q' or a non-empty 'chat' list")
+        if not case.get("any"):
+            raise DatasetError(f"{where} has no answer patterns ('any')")
+        for pattern in case["any"]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise DatasetError(f"{where}: pattern {pattern!r} is not a valid regular expression ({exc})") from None
+        video = videos.get(case.get("video"))
+        if video is None:
+            raise DatasetError(f"{where} names video {case.get('video')!r}, which 'videos' does not list")
+        span = case.get("span")
+        if span is not None and not (len(span) == 2 and float(span[0]) <= float(span[1])):
+            raise DatasetError(f"{where}: span must be [start, end] in seconds, got {span!r}")
+        turns = []
+        for q in questions:
+            turns += [{"role": "user", "content": q}, {"role": "assistant", "content": ""}]
+        samples.append(
+            Sample(
+                sample_id=str(case.get("id") or f"case-{number}"),
+                video_id=str(case["video"]),
+                video_path=str((path.parent / video["file"]).resolve()),
+                sample_type="multi_turn" if len(questions) > 1 else "single_turn",
+                task=str(case.get("kind", "")),
+                conversations=turns,
+                meta={
+                    "kind": str(case.get("kind", "")),
+                    "any": list(case["any"]),
+                    "span": [float(x) for x in span] if span is not None else None,
+                    "history": "live",
+                    "no_subtitles": bool(video.get("no_subtitles")),
+                    "scored_turn": len(questions) - 1,
+                },
+            )
+        )
+    return Dataset(name or path.stem, "factqa", str(path), samples, {"about": data.get("about", "")})
