@@ -24,9 +24,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ...agent.planners.tool_calls import loads_lenient
 from ...errors import ModelUnavailable
 from ...fsutil import read_json, stable_hash, write_json
-from ...models.tool_calls import loads_lenient, strip_reasoning
+from ...models.chat_engine import strip_reasoning
 from ...prompts import render
 from ..judges.client import decoding_of, endpoint_of, message_text, model_id_of
 
