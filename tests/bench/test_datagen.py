@@ -367,3 +367,16 @@ def test_each_prompt_shows_an_example_reply_its_stage_accepts(registry, dg_setti
     for name, model, variables in cases:
         example = [line for line in render(name, **variables).splitlines() if line.startswith("{")][-1]
         model.model_validate(json.loads(example))
+
+
+def test_scenarios_must_pick_offered_tasks_and_not_repeat_each_other():
+    from staragent.bench.datagen.replies import ScenariosReply
+
+    context = {"tasks": {"entity_recognition", "event_understanding", "summarization"}, "max_scenarios": 3}
+    same = {"scenarios": [{"scenario": "a", "tasks": ["entity_recognition"]}, {"scenario": "b", "tasks": ["Entity Recognition"]}]}
+    with pytest.raises(ValueError, match="repeats the tasks"):
+        ScenariosReply.model_validate(same, context=context)
+    with pytest.raises(ValueError, match="not a task of the catalogue"):
+        ScenariosReply.model_validate({"scenarios": [{"scenario": "a", "tasks": ["motion_analysis"]}]}, context=context)
+    raw = ScenariosReply.model_validate({"scenarios": [{"scenario": "a", "tasks": ["ocr_text_extraction", "summarization"]}]}, context=context)
+    assert raw.scenarios[0].tasks == ["entity_recognition", "summarization"]  # the paper's raw names fold into the canonical ones

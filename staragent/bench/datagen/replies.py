@@ -103,7 +103,16 @@ class ScenariosReply(BaseModel):
     def _count(cls, value: list[Scenario], info: ValidationInfo) -> list[Scenario]:
         if not value:
             raise ValueError("write at least one scenario")
-        return value[: _ctx(info).get("max_scenarios", len(value))]
+        value = value[: _ctx(info).get("max_scenarios", len(value))]
+        offered = len(_ctx(info).get("tasks") or ())
+        seen: set[str] = set()
+        for number, scenario in enumerate(value, start=1):
+            fresh = [t for t in scenario.tasks if t not in seen]
+            if not fresh and len(seen) < offered:  # a scenario that tests nothing new adds nothing to the benchmark
+                raise ValueError(f"scenario {number} repeats the tasks of an earlier scenario ({', '.join(scenario.tasks)}); give it other tasks")
+            scenario.tasks = fresh or scenario.tasks
+            seen.update(scenario.tasks)
+        return value
 
 
 class TaskTypes(BaseModel):

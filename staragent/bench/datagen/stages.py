@@ -29,6 +29,7 @@ from .replies import (
 )
 from .taxonomy import (
     AGENTIC_TOOLS,
+    COMPANION_TOOLS,
     DEFAULT_QUESTION_TYPES,
     DIFFICULTY_MIX,
     KIND_MIX,
@@ -221,7 +222,7 @@ def stage_questions(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
             "datagen_questions", kind=slot["kind"], turns=slot["turns"], difficulty=slot["difficulty"], task=slot["task"],
             task_guide=TASK_GUIDE.get(slot["task"], f"questions answered by using the {slot['tool']} tool"),
             question_types=slot["question_types"], scenario=slot["scenario"], tool=slot["tool"], duration=format_time(desc.duration),
-            tool_lines=[run.toolbox.line(t) for t in AGENTIC_TOOLS if t in run.registry] if agentic else [],
+            tool_lines=[run.toolbox.line(t) for t in dict.fromkeys([slot["tool"], *COMPANION_TOOLS]) if t in run.registry] if agentic else [],
             spans=render_spans(spans), start=start, end=end, written=shown, example_span=spans[0].label,
             example_args=run.toolbox.example_arguments(slot["tool"], spans[0].start, spans[0].end) if agentic else "{}",
         )  # fmt: skip

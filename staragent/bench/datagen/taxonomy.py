@@ -71,6 +71,10 @@ TOOL_NEEDS: dict[str, tuple[frozenset[str], ...]] = {
 # nothing to check an expected response against, so they are generated only when asked for by name.
 ON_REQUEST_TOOLS = frozenset({"web_search", "detect_faces"})
 AGENTIC_PREFIX = "agentic_"
+# Tools shown to the writer beside an agentic sample's own tool: finding the moment, reading what is
+# said or shown there, computing. A short list keeps the prompt small for small models; a call to any
+# other registered tool is still accepted.
+COMPANION_TOOLS = ("cross_modal_search", "transcribe_speech", "extract_scene_text", "calculator", "memory_tool")
 
 # Question types of the paper's mapping prompt (Appendix B.2), by family.
 QUESTION_TYPES: dict[str, tuple[str, ...]] = {
