@@ -315,6 +315,8 @@ def test_the_cli_generates_with_datagen_video_and_refuses_a_profile_without_a_wr
     assert offline.exit_code == 2 and "--model" in offline.output and "Traceback" not in offline.output
     typo = runner.invoke(main, [*base, str(foreign.path), "--out", str(tmp_path / "o"), "--model", "scripted", "--tasks", "causal_reasonin"])
     assert typo.exit_code == 2 and "causal_reasonin" in typo.output
+    missing = runner.invoke(main, [*base, str(tmp_path / "nope.mp4"), "--out", str(tmp_path / "m"), "--model", "scripted"])
+    assert missing.exit_code == 2 and "nope.mp4" in missing.output and isinstance(missing.exception, SystemExit)
     done = runner.invoke(main, [*base, str(foreign.path), "--out", str(tmp_path / "o"), "--model", "scripted", "--per-video", "3",
                                 "--tasks", "information,agentic_calculator", "--json"])  # fmt: skip
     assert done.exit_code == 0, done.output

@@ -102,8 +102,10 @@ def generate_cmd(ctx: click.Context, videos: tuple[Path, ...], out: Path, per_vi
             click.echo(f"{line}  {result.video}", err=not result.ok)
 
     results = generate(found, out, options, settings, workers=workers, address=ray_address, report=report, done=done)
-    from .finalize import finalize
+    from .finalize import finalize, video_dirs
 
+    if not video_dirs(out):
+        raise DatagenError(f"no video could be used ({'; '.join(r.error or '' for r in results)})")
     summary = finalize(out, min_support=min_support, review=True)
     if as_json:
         from .run import total_usage

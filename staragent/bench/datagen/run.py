@@ -60,7 +60,7 @@ def video_ids(videos: list[Path], out: Path) -> dict[Path, str]:
         taken[data["video_id"]] = manifest.parent.name.rsplit("-", 1)[-1]
     ids: dict[Path, str] = {}
     for video in videos:
-        fp = file_fingerprint(video)[:12]
+        fp = file_fingerprint(video)[:12] if video.is_file() else ""  # a missing file fails later, with a clear message
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", video.stem)[:48] or "video"
         mine = [i for i, f in taken.items() if f == fp]
         vid = mine[0] if mine else stem if stem not in taken else f"{stem}-{fp[:6]}"
