@@ -168,7 +168,7 @@ def test_a_killed_run_resumes_without_asking_again_what_it_had(foreign, dg_setti
     assert sum("## Questions to answer" in p for p in asked) == 4 - 2
 
 
-def test_an_unusable_reply_goes_back_with_its_problem_and_a_hopeless_one_is_given_up():
+def test_an_unusable_reply_goes_back_with_its_problem_and_a_hopeless_one_is_given_up(tmp_path):
     attempts = []
 
     def reply(messages):
@@ -189,8 +189,10 @@ def test_an_unusable_reply_goes_back_with_its_problem_and_a_hopeless_one_is_give
 
     always = Recording(reply=lambda m: '{"criteria": []}', seen=[])
     usage = Usage()
-    value, error = Writer(always, writer_identity(always, "x"), max_retries=1).ask("write criteria", CriteriaReply, usage)
+    value, error = Writer(always, writer_identity(always, "x"), tmp_path, max_retries=1).ask("write criteria", CriteriaReply, usage)
     assert value is None and "high_priority" in error and usage.failures == 1 and usage.calls == 2
+    rejected = [json.loads(line) for line in (tmp_path / "rejected.jsonl").read_text().splitlines()]
+    assert [r["attempt"] for r in rejected] == [1, 2] and all("high_priority" in r["error"] for r in rejected)
 
 
 def test_a_server_that_does_not_answer_stops_the_run_with_what_to_do():

@@ -5,7 +5,8 @@ object out.
   repaired) and validated with the stage's pydantic model, whose validators also check it against the
   video (span labels that exist, tool calls the tools accept, ...).
 - An unusable reply is sent back to the model with the problem (``datagen_retry`` prompt), at most
-  ``max_retries`` times; then the item is given up and counted as a failure.
+  ``max_retries`` times; then the item is given up and counted as a failure. Rejected replies are kept
+  with their problem in ``rejected.jsonl`` beside the cache.
 - A backend that does not answer (server down, timeout) is retried with backoff, then stops the run
   with a message saying what to start or change: a dead server is not a bad item.
 - Each parsed reply is cached on disk under a key of the writer's identity and the prompt, so a killed
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from ...agent.planners.tool_calls import loads_lenient
 from ...errors import ModelUnavailable
-from ...fsutil import read_json, stable_hash, write_json
+from ...fsutil import append_jsonl, read_json, stable_hash, write_json
 from ...models.chat_engine import strip_reasoning
 from ...prompts import render
 from ..judges.client import decoding_of, endpoint_of, message_text, model_id_of
@@ -120,6 +121,13 @@ class Writer:
         self.sleep = sleep
         self._lock = threading.Lock()
 
+    def _note_rejected(self, key: str, reply_model: type[BaseModel], attempt: int, reply: str, error: str) -> None:
+        """Keep each rejected reply and why (``rejected.jsonl`` beside the cache), for tuning prompts."""
+        if self.cache_dir is not None:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            row = {"key": key, "stage_reply": reply_model.__name__, "attempt": attempt + 1, "error": error, "reply": reply}
+            append_jsonl(self.cache_dir / "rejected.jsonl", row)
+
     def key(self, prompt: str, reply_model: type[BaseModel]) -> str:
         return stable_hash({"writer": self.identity, "prompt": prompt, "reply": reply_model.__name__}, length=32)
 
@@ -184,6 +192,7 @@ class Writer:
                 value = parse_reply(text, reply_model, context)
             except (ValueError, ValidationError) as exc:
                 error = describe_errors(exc)
+                self._note_rejected(key, reply_model, attempt, text, error)
                 messages += [AIMessage(content=text), HumanMessage(content=render("datagen_retry", error=error))]
                 continue
             if path is not None:
