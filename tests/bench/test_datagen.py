@@ -384,3 +384,14 @@ def test_scenarios_must_pick_offered_tasks_and_not_repeat_each_other():
         ScenariosReply.model_validate({"scenarios": [{"scenario": "a", "tasks": ["motion_analysis"]}]}, context=context)
     raw = ScenariosReply.model_validate({"scenarios": [{"scenario": "a", "tasks": ["ocr_text_extraction", "summarization"]}]}, context=context)
     assert raw.scenarios[0].tasks == ["entity_recognition", "summarization"]  # the paper's raw names fold into the canonical ones
+
+
+def test_replies_with_a_stray_closing_bracket_are_read_and_broken_ones_say_where():
+    from staragent.bench.datagen.llm import parse_reply
+
+    stray = ('```json\n{"turns": [{"question": "What is the grinder called?", "spans": ["S0"],\n'
+             ' "tool_calls": [{"tool": "transcribe_speech", "arguments": {"timestamp": "00:00:00-00:00:05"}}]}\n }\n]}\n```')  # a 1.5B model wrote this
+    reply = parse_reply(stray, QuestionsReply)
+    assert reply.turns[0].question == "What is the grinder called?" and reply.turns[0].spans == [0]
+    with pytest.raises(ValueError, match=r"line 1 column \d+, near"):
+        parse_reply('{"criteria": [{"name": "x" "description": "Must mention y"', CriteriaReply)

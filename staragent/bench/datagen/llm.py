@@ -2,7 +2,7 @@
 object out.
 
 - The reply is read leniently (a ``<think>`` block dropped, a fenced or slightly broken JSON object
-  repaired) and validated with the stage's pydantic model, whose validators also check it against the
+  repaired, stray closing brackets dropped) and validated with the stage's pydantic model, whose validators also check it against the
   video (span labels that exist, tool calls the tools accept, ...).
 - An unusable reply is sent back to the model with the problem (``datagen_retry`` prompt), at most
   ``max_retries`` times; then the item is given up and counted as a failure. Rejected replies are kept
@@ -83,6 +83,47 @@ def _coerce(obj: Any, reply_model: type[BaseModel]) -> Any:
     return obj
 
 
+def _json_body(text: str) -> str:
+    """From the first ``{`` to the last ``}``: the object a reply holds, without fences or prose."""
+    start, end = text.find("{"), text.rfind("}")
+    return text[start : end + 1] if 0 <= start < end else text
+
+
+def balance_brackets(text: str) -> str:
+    """``text`` without the closing brackets that close nothing open (``{"a": [1]}}``, or ``}`` where
+    ``]`` was due): the slip small models make most in nested JSON."""
+    out, stack, in_string, escaped = [], [], False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack or stack[-1] != ch:
+                continue  # closes nothing open: drop it
+            stack.pop()
+        out.append(ch)
+    return "".join(out)
+
+
+def _where(body: str) -> str:
+    """Where strict JSON parsing stops, with the text around it, for the model to fix."""
+    import json
+
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as exc:
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}, near {body[max(0, exc.pos - 40) : exc.pos + 20]!r}"
+    return "it is not one JSON object"
+
+
 def parse_reply(text: str, reply_model: type[M], context: dict[str, Any] | None = None) -> M:
     """The reply as ``reply_model``; ``ValueError`` / ``ValidationError`` saying what is wrong."""
     body = strip_reasoning(text or "")[0]
@@ -90,8 +131,11 @@ def parse_reply(text: str, reply_model: type[M], context: dict[str, Any] | None 
         raise ValueError("the reply was empty")
     try:
         obj = loads_lenient(body)
-    except ValueError as exc:
-        raise ValueError(f"the reply is not a JSON object ({exc})") from None
+    except ValueError:
+        try:
+            obj = loads_lenient(balance_brackets(_json_body(body)))
+        except ValueError:
+            raise ValueError(f"the reply is not valid JSON: {_where(_json_body(body))}") from None
     obj = _coerce(obj, reply_model)
     if not isinstance(obj, dict):
         raise ValueError(f"the reply must be a JSON object, not {type(obj).__name__}")
