@@ -509,7 +509,14 @@ def _mount_bench() -> None:
     main.add_command(bench, "bench")
 
 
+def _mount_datagen() -> None:
+    from .bench.datagen.cli import datagen  # light: generation imports its heavy parts inside commands
+
+    main.add_command(datagen, "datagen")
+
+
 _mount_bench()
+_mount_datagen()
 
 
 if __name__ == "__main__":

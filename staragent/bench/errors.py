@@ -28,3 +28,8 @@ class JudgeSpecError(InputError):
 
 class MixedJudgesError(InputError):
     """Runs compared on scores from different judges (without ``--allow-mixed-judges``)."""
+
+
+class DatagenError(InputError):
+    """A dataset-generation run cannot go on: nothing to ask about, a bad option, a review file that
+    does not fit the run."""

@@ -9,10 +9,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ..config import Settings
 from ..errors import InputError, StarAgentError
 
+T = TypeVar("T")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v", ".ts", ".mts", ".mpg", ".mpeg", ".flv", ".wmv", ".3gp")
 
 
@@ -68,17 +70,34 @@ def index_many(
     the order the videos finish; ``report`` is told of each as it does."""
     data = settings.model_dump(mode="json")
     data["progress"] = False  # many bars at once say nothing
+
+    def crashed(job: tuple, exc: Exception) -> BatchItem:
+        return BatchItem(video=job[0], ok=False, seconds=0.0, error=f"the worker indexing it failed: {exc}")
+
+    jobs = [(str(v), data, force) for v in videos]
+    return run_per_video(index_one, jobs, workers=workers, address=address, report=report, crashed=crashed)
+
+
+def run_per_video(
+    task: Callable[..., T],
+    jobs: list[tuple],
+    *,
+    workers: int = 1,
+    address: str | None = None,
+    report: Callable[[T], None] | None = None,
+    crashed: Callable[[tuple, Exception], T],
+) -> list[T]:
+    """``task(*job)`` for every job (one per video): here, one after another, with one worker and no
+    Ray ``address``; else one Ray task per job, at most ``workers`` in flight. Results come in the order
+    the jobs finish; ``report`` is told of each. A worker that dies (out of memory, killed) becomes
+    ``crashed(job, exception)`` and the other jobs go on. Arguments must be plain data."""
     report = report or (lambda item: None)
     if workers <= 1 and address is None:
         items = []
-        for video in videos:
-            items.append(index_one(str(video), data, force))
+        for job in jobs:
+            items.append(task(*job))
             report(items[-1])
         return items
-    return _with_ray(videos, data, workers, address, force, report)
-
-
-def _with_ray(videos: list[Path], data: dict, workers: int, address: str | None, force: bool, report: Callable[[BatchItem], None]) -> list[BatchItem]:
     import ray
 
     started_here = not ray.is_initialized()
@@ -86,20 +105,20 @@ def _with_ray(videos: list[Path], data: dict, workers: int, address: str | None,
         options = {"address": address} if address else {"num_cpus": workers}
         ray.init(**options, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:
-        task = ray.remote(num_cpus=1)(index_one)
+        remote = ray.remote(num_cpus=1)(task)
         pending, items = {}, []
-        queue = [str(v) for v in videos]
+        queue = list(jobs)
         while queue or pending:
             while queue and len(pending) < max(1, workers):  # at most ``workers`` videos in flight
-                video = queue.pop(0)
-                pending[task.remote(video, data, force)] = video
+                job = queue.pop(0)
+                pending[remote.remote(*job)] = job
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
-                video = pending.pop(ref)
+                job = pending.pop(ref)
                 try:
                     item = ray.get(ref)
-                except Exception as exc:  # a worker that died (out of memory, killed): the others go on
-                    item = BatchItem(video=video, ok=False, seconds=0.0, error=f"the worker indexing it failed: {exc}")
+                except Exception as exc:  # a worker that died: the others go on
+                    item = crashed(job, exc)
                 items.append(item)
                 report(item)
         return items
