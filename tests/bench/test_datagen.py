@@ -184,7 +184,7 @@ def test_an_unusable_reply_goes_back_with_its_problem_and_a_hopeless_one_is_give
     assert error is None and [c.name for c in value.criteria] == ["factual_correctness", "hallucination"]
     assert value.criteria[-1].is_penalty and value.criteria[-1].weight == -5
     second = attempts[1]
-    assert second[1].content == "Sure! Here are the criteria:" and "not a JSON object" in second[2].content
+    assert second[1].content == "Sure! Here are the criteria:" and "JSON" in second[2].content
     assert usage.calls == 2 and usage.retries == 1 and usage.failures == 0 and usage.input_tokens > 0
 
     always = Recording(reply=lambda m: '{"criteria": []}', seen=[])

@@ -59,11 +59,10 @@ class CountWords(Tool):
             if hits := len(pattern.findall(line.text)):
                 spoken += hits
                 moments.append(Moment(timestamp=format_range(line.start, line.end), start=line.start, end=line.end, modality="speech", text=line.text))
-        for keyframe, lines in index.ocr_between(start, end):
-            for line in lines:
-                if hits := len(pattern.findall(line.text)):
-                    shown += hits
-                    lo, hi = max(start, keyframe.time), min(end, keyframe.until)
-                    moments.append(Moment(timestamp=format_range(lo, hi), start=lo, end=hi, modality="ocr", text=line.text))
+        for line in index.ocr_between(start, end):  # each line once, with the span it stayed on screen
+            if hits := len(pattern.findall(line.text)):
+                shown += hits
+                lo, hi = max(start, line.start), min(end, line.end)
+                moments.append(Moment(timestamp=format_range(lo, hi), start=lo, end=hi, modality="ocr", text=line.text))
         moments.sort(key=lambda m: m.start)
         return WordCount(word=word, timestamp=format_range(start, end), spoken=spoken, shown=shown, moments=moments)
