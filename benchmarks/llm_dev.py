@@ -101,7 +101,7 @@ def per_question(records: list[dict], counts) -> float | None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=DATASET)
-    parser.add_argument("--base-url", default="http://127.0.0.1:8080/v1", help="the LLM server (`staragent llm serve`)")
+    parser.add_argument("--base-url", default="http://127.0.0.1:8765/v1", help="the LLM server (`staragent llm serve`)")
     parser.add_argument("--only", choices=sorted(AGENTS))
     parser.add_argument("--limit", type=int, help="the first N cases only")
     args = parser.parse_args(argv)

@@ -450,7 +450,7 @@ def ui(ctx, videos, host, port, token, tools, max_steps):
 @main.command()
 @click.argument("videos", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of standard input and output.")
-@_serve_options(8765)
+@_serve_options(8766)
 @_agent_options
 @click.pass_context
 def mcp(ctx, videos, http, host, port, token, tools, max_steps):
@@ -474,7 +474,7 @@ def llm():
 @llm.command("serve")
 @click.option("--model", "model_spec", help="A bundled chat model by name, or a GGUF file (default: the best bundled model installed).")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
 @click.option("--ctx", "context", type=click.IntRange(min=512), default=8192, show_default=True, help="Context length in tokens.")
 @click.option("--threads", type=click.IntRange(min=1), help="CPU threads that decode (default: half the cores; all of them are faster on an idle machine).")
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's timings and every request.")

@@ -140,7 +140,7 @@ class PlannerSettings(BaseModel):
     backend: str | None = Field(None, description="rules | transformers | openai (None: the profile's choice)")
     model: str = Field("Qwen/Qwen3-4B", description="Hugging Face id or local path for the transformers backend")
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint for the openai backend (None: OpenAI with an API key, else `staragent llm serve` at http://127.0.0.1:8080/v1)"
+        None, description="OpenAI-compatible endpoint for the openai backend (None: OpenAI with an API key, else `staragent llm serve` at http://127.0.0.1:8765/v1)"
     )
     api_key: str | None = Field(None, description="key for the endpoint (or OPENAI_API_KEY)")
     openai_model: str | None = Field(
@@ -236,7 +236,7 @@ class McpServerSettings(BaseModel):
     output as the channel, or the URL of a server that speaks streamable HTTP."""
 
     command: list[str] | None = Field(None, description='the program and its arguments, e.g. ["python", "my_server.py"]')
-    url: str | None = Field(None, description="a streamable-HTTP endpoint, e.g. http://127.0.0.1:8765/mcp")
+    url: str | None = Field(None, description="a streamable-HTTP endpoint, e.g. http://127.0.0.1:8766/mcp")
     env: dict[str, str] = Field(default_factory=dict, description="environment variables added for the program")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent to the URL (e.g. Authorization)")
     timeout: float = Field(60.0, gt=0, description="seconds one tool call may take")

@@ -149,7 +149,7 @@ def _videoless_context(agent: VideoAgent):
     return ToolContext(settings=agent.settings, models=agent.pool, extras={"query_encoders": {}})
 
 
-def serve(agent: VideoAgent, folders: VideoFolders, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
+def serve(agent: VideoAgent, folders: VideoFolders, *, http: bool = False, host: str = "127.0.0.1", port: int = 8766,
           token: str | None = None) -> None:
     """Serve until stopped: over standard input and output, or streamable HTTP at ``/mcp``."""
     from .access import TokenGate, check_binding

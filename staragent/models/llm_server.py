@@ -25,7 +25,7 @@ from ..errors import InputError, ModelUnavailable
 from .bundled import CHAT_PACKS, PACKS
 from .packs import Pack, pack_dir
 
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 DEFAULT_CONTEXT = 8192
 STOP_GRACE_S = 3
 """seconds a stopping server waits for the requests in flight"""
