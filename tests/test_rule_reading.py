@@ -258,3 +258,22 @@ def test_the_length_of_the_video_comes_from_the_video_itself():
 
 def test_a_name_that_begins_like_a_word_for_money_is_not_a_price_question():
     assert analyse("Which city is Marta Costa's office in?").answer_type == "place"
+
+
+def test_a_name_under_a_scrolling_credit_answers_who_held_that_role():
+    from staragent.agent.planners.rules.ranking import labelled, rank
+
+    def shown(start, end, text):
+        return Evidence(start=start, end=end, modality="ocr", text=text, source="extract_scene_text")
+
+    credits = [
+        shown(568.0, 576.0, "WITH THE FINANCIAL SUPPORT FROM"), shown(569.0, 576.0, "Northern Arts Fund"),
+        shown(571.0, 578.0, "PRODUCED BY"), shown(572.0, 579.0, "Mira Castell"),
+        shown(577.0, 580.0, "LICENSED UNDER AN OPEN LICENCE"),
+    ]
+    # the order lines reach the planner in depends on which tool and which search hit brought them
+    for lines in (credits, credits[::-1], credits[2:] + credits[:2]):
+        headings = labelled(lines)
+        assert headings[credits[3].key()] == "PRODUCED BY" and headings[credits[1].key()] == "WITH THE FINANCIAL SUPPORT FROM"
+        assert credits[4].key() not in headings  # a line that scrolls in long after is not under it
+        assert rank(analyse("Who produced it?"), lines)[0].evidence.text == "Mira Castell"

@@ -193,18 +193,22 @@ def is_heading(text: str) -> bool:
     return text.endswith(":") or shouting or bool(re.search(r"\b(?:by|BY)$", text))
 
 
+LABEL_SECONDS = 2.5
+"""a heading labels the lines that appear with it or up to this long after it (credits scroll in
+line by line)"""
+
+
 def labelled(evidence: list[Evidence]) -> dict[tuple, str]:
     """On-screen lines and the heading shown above them, by the line's ``Evidence.key()``: a value
     under its label ("Resolution:" then "1280×1024"), names under a credit ("PRODUCED BY" then a
-    name), until the next heading. Lines come in order of appearance, top to bottom among lines
-    that appear together; a line is under the last heading if it appeared while the heading was
-    on screen, from the same tool."""
+    name), until the next heading. Lines are taken in order of appearance (the tools list lines that
+    appear together top to bottom, and that order is kept); a line is under the last heading when it
+    appeared with it or shortly after, while the heading was still on screen."""
+    shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
     out: dict[tuple, str] = {}
     heading: Evidence | None = None
-    for e in evidence:
-        if e.modality != "ocr":
-            continue
-        if heading is not None and not (e.source == heading.source and heading.start - 0.5 <= e.start < heading.end):
+    for e in shown:
+        if heading is not None and not (heading.start - 0.5 <= e.start <= min(heading.end, heading.start + LABEL_SECONDS)):
             heading = None
         if is_heading(e.text):
             heading = e
