@@ -124,6 +124,24 @@ def _close_brackets(text: str) -> str:
     return text + ('"' if open_string else "") + "".join(reversed(stack))
 
 
+def balance_brackets(text: str) -> str:
+    """``text`` without the closing brackets that close nothing open (``{"a": [1]}}``, or ``}`` where
+    ``]`` was due): the slip small models make most in nested JSON."""
+    positions, _ = _outside_strings(text)
+    stack: list[str] = []
+    dropped: set[int] = set()
+    for i in positions:
+        ch = text[i]
+        if ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack or stack[-1] != ch:
+                dropped.add(i)  # closes nothing open
+            else:
+                stack.pop()
+    return "".join(ch for i, ch in enumerate(text) if i not in dropped)
+
+
 def split_values(text: str) -> list[str]:
     """The top-level JSON objects or arrays written one after another in ``text`` (the text itself
     when it holds at most one), so that a block with two calls yields both."""

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ...agent.planners.tool_calls import loads_lenient
+from ...agent.planners.tool_calls import balance_brackets, loads_lenient
 from ...errors import ModelUnavailable
 from ...fsutil import append_jsonl, read_json, stable_hash, write_json
 from ...models.chat_engine import strip_reasoning
@@ -87,30 +87,6 @@ def _json_body(text: str) -> str:
     """From the first ``{`` to the last ``}``: the object a reply holds, without fences or prose."""
     start, end = text.find("{"), text.rfind("}")
     return text[start : end + 1] if 0 <= start < end else text
-
-
-def balance_brackets(text: str) -> str:
-    """``text`` without the closing brackets that close nothing open (``{"a": [1]}}``, or ``}`` where
-    ``]`` was due): the slip small models make most in nested JSON."""
-    out, stack, in_string, escaped = [], [], False, False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]":
-            if not stack or stack[-1] != ch:
-                continue  # closes nothing open: drop it
-            stack.pop()
-        out.append(ch)
-    return "".join(out)
 
 
 def _where(body: str) -> str:
