@@ -62,10 +62,10 @@ def anchor(turn: Turn) -> Span | None:
     return None
 
 
-def _shown_with(turn: Turn, text: str) -> list[Span]:
-    """When on-screen text read this turn showed ``text`` (the span of each line that held it)."""
+def _shown_with(lines: list[dict], text: str) -> list[Span]:
+    """When the on-screen ``lines`` showed ``text`` (the span of each line that held it)."""
     wanted = set(tokenize(text))
-    return sorted((float(line["start"]), float(line["end"])) for line in _shown(turn) if set(tokenize(line["text"])) >= wanted)
+    return sorted((float(line["start"]), float(line["end"])) for line in lines if set(tokenize(line["text"])) >= wanted)
 
 
 def _shown(turn: Turn) -> list[dict]:
@@ -103,7 +103,7 @@ def part_of(turn: Turn, query: str) -> Span | None:
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
-        on_screen = _contiguous(_shown_with(turn, best["text"]), float(best["start"]))
+        on_screen = _contiguous(_shown_with(_shown(turn), best["text"]), float(best["start"]))
         if on_screen is not None:
             return on_screen
         return float(best["start"]), float(best["end"])
@@ -148,10 +148,11 @@ def widen_to_part(turn: Turn, span: Span) -> Span:
     """The part of the video a cited moment belongs to: the on-screen text shown at that moment, for
     as long as it stays (read this turn), else the moment itself."""
     best = span
-    for line in _shown(turn):
+    lines = _shown(turn)
+    for line in lines:
         if not line["start"] <= span[0] + 0.5 or line["end"] < span[0] - 0.5:
             continue
-        if (run := _contiguous(_shown_with(turn, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
+        if (run := _contiguous(_shown_with(lines, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
             best = (min(run[0], span[0]), max(run[1], span[1]))
     return best
 
