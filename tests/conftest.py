@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from llm_server import serve as serve_llm  # noqa: E402
 from media_factory import conference_video, lecture_video  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -116,3 +117,16 @@ def tour(tmp_path_factory):
     from media_factory import tour_video
 
     return tour_video(tmp_path_factory.mktemp("tour") / "tour.mp4")
+
+
+@pytest.fixture(scope="session")
+def llm_cache(tmp_path_factory):
+    """The cache of the tests marked ``llm``: the assembled model and the indexes of their videos."""
+    return tmp_path_factory.mktemp("llm-cache")
+
+
+@pytest.fixture(scope="session")
+def llm_server(llm_cache):
+    """`staragent llm serve` with the bundled model, started once for every test marked ``llm``
+    (see llm_server.py); skipped without the ``llm`` extra unless STARAGENT_REQUIRE_LLM=1."""
+    yield from serve_llm(llm_cache)
