@@ -286,9 +286,21 @@ def llm_dev_section(data: dict) -> list[str]:
         "| seconds per answer, p50 / p95 | " + " | ".join(stat(runs[n], "seconds") for n in names) + " |",
         "| prompt tokens per answer, p50 / p95 | " + " | ".join(stat(runs[n], "prompt_tokens", 0) for n in names) + " |",
         "| completion tokens per answer, p50 / p95 | " + " | ".join(stat(runs[n], "completion_tokens", 0) for n in names) + " |",
+        "| targets: ≥ 60% right / every answer after a tool call / no time past the end | " + " | ".join(
+            " / ".join("met" if ok else "**not met**" for ok in _llm_targets(runs[n])) for n in names) + " |",
         "",
     ]
     return lines
+
+
+def _llm_targets(run: dict) -> tuple[bool, bool, bool]:
+    """The issue's targets for a planner on the dev set: at least 60% right, every answer given after at
+    least one tool call, and no cited time past the video's end."""
+    return (
+        (run["accuracy"] or 0) >= 60,
+        run["answers_after_a_tool_call"] == run["questions"],
+        run["answers_citing_times_outside_the_video"] == 0,
+    )
 
 
 def prompt_size_section(data: dict) -> list[str]:

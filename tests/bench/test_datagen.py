@@ -33,10 +33,12 @@ from staragent.config import load_settings
 
 
 class Recording(BaseChatModel):
-    """A chat model that answers with ``reply(messages)`` and keeps every conversation it was sent."""
+    """A chat model that answers with ``reply(messages)`` and keeps every conversation it was sent, and
+    the temperature each was asked at (None: the model's own)."""
 
     reply: object
     seen: list = []
+    temperatures: list = []
 
     @property
     def _llm_type(self) -> str:
@@ -44,6 +46,7 @@ class Recording(BaseChatModel):
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
         self.seen.append(list(messages))
+        self.temperatures.append(kwargs.get("temperature"))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.reply(messages)))])
 
 
@@ -177,11 +180,13 @@ def test_an_unusable_reply_goes_back_with_its_problem_and_a_hopeless_one_is_give
             {"criteria": [{"name": "factual_correctness", "description": 'Must mention "Nairobi"', "category": "high_priority"}]}
         )
 
-    model = Recording(reply=reply, seen=[])
+    model = Recording(reply=reply, seen=[], temperatures=[])
     writer = Writer(model, writer_identity(model, "recording"))
     usage = Usage()
     value, error = writer.ask("write criteria", CriteriaReply, usage)
     assert error is None and [c.name for c in value.criteria] == ["factual_correctness", "hallucination"]
+    first, retry = model.temperatures  # a retry is sampled: a greedy small model would repeat its reply
+    assert first is None and retry > 0
     assert value.criteria[-1].is_penalty and value.criteria[-1].weight == -5
     second = attempts[1]
     assert second[1].content == "Sure! Here are the criteria:" and "JSON" in second[2].content

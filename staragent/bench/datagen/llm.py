@@ -5,8 +5,9 @@ object out.
   repaired, stray closing brackets dropped) and validated with the stage's pydantic model, whose validators also check it against the
   video (span labels that exist, tool calls the tools accept, ...).
 - An unusable reply is sent back to the model with the problem (``datagen_retry`` prompt), at most
-  ``max_retries`` times; then the item is given up and counted as a failure. Rejected replies are kept
-  with their problem in ``rejected.jsonl`` beside the cache.
+  ``max_retries`` times, sampled at ``RETRY_TEMPERATURE`` (a small model decoding greedily writes the
+  same reply again, whatever it is told); then the item is given up and counted as a failure. Rejected
+  replies are kept with their problem in ``rejected.jsonl`` beside the cache.
 - A backend that does not answer (server down, timeout) is retried with backoff, then stops the run
   with a message saying what to start or change: a dead server is not a bad item.
 - Each parsed reply is cached on disk under a key of the writer's identity and the prompt, so a killed
@@ -34,6 +35,7 @@ from ..judges.client import decoding_of, endpoint_of, message_text, model_id_of
 
 M = TypeVar("M", bound=BaseModel)
 CHARS_PER_TOKEN = 4
+RETRY_TEMPERATURE = 0.7
 
 
 class Usage(BaseModel):
@@ -162,11 +164,11 @@ class Writer:
                 else:
                     setattr(usage, name, getattr(usage, name) + value)
 
-    def _invoke(self, messages: list[Any]) -> Any:
+    def _invoke(self, messages: list[Any], **options: Any) -> Any:
         """One model call, retrying a backend that does not answer; a lasting failure stops the run."""
         for attempt in range(self.transport_retries + 1):
             try:
-                return self.model.invoke(messages)
+                return self.model.invoke(messages, **options)
             except Exception as exc:  # the backend itself failed: not the reply's fault
                 if attempt == self.transport_retries:
                     where = f" at {self.identity['endpoint']}" if self.identity.get("endpoint") else ""
@@ -205,7 +207,7 @@ class Writer:
             if attempt:
                 self._count(usage, retries=1)
             self._count(usage, calls=1)
-            reply = self._invoke(messages)
+            reply = self._invoke(messages, **({"temperature": RETRY_TEMPERATURE} if attempt else {}))
             text = message_text(reply)
             self._tokens(usage, messages, reply, text)
             try:
