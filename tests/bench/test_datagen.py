@@ -262,8 +262,10 @@ def test_checks_catch_unsupported_answers_late_times_and_rubrics_that_do_not_tot
     assert errors(_sample("It has a five year warranty.", [])) == {"criteria"}
     vague = [Criterion(name="key_details", description='Must mention "and"', category="high_priority", weight=5)]
     assert errors(_sample("It has a five year warranty and a price.", vague)) == {"criteria"}
-    dupes = find_duplicates([("a", "What is on screen around 0:04?"), ("b", "what is on the screen around 0:04"), ("c", "What is on screen around 0:20?")])
-    assert dupes == {"b": "a"}
+    dupes = find_duplicates([("a", "What is on screen around 0:04?"), ("b", "what is on the screen around 0:04"), ("c", "What is on screen around 0:20?"),
+                             ("d", "What is the name of the scooter shown on screen?"), ("e", "What is the name of the hotel shown on screen?"),
+                             ("f", "Which hotel's name is shown on the screen?")])  # fmt: skip
+    assert dupes == {"b": "a", "f": "e"}
 
 
 def test_review_round_trip_rejects_edits_and_overrules(generated, tmp_path):

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 pytestmark = pytest.mark.llm
 
 
+@pytest.mark.timeout(1800)  # a few minutes on 2 idle cores; far more where other work shares them
 def test_the_local_llm_writes_a_dataset_that_bench_runs_and_scores(llm_server, foreign, session_cache, tmp_path, monkeypatch):
     from staragent.bench.cli import bench
     from staragent.bench.datagen import Options, generate
@@ -26,11 +27,11 @@ def test_the_local_llm_writes_a_dataset_that_bench_runs_and_scores(llm_server, f
     monkeypatch.setenv("STARAGENT_PLANNER__BASE_URL", llm_server["url"])
     settings = load_settings(profile="openai", cache_dir=session_cache, progress=False)
     out = tmp_path / "llm-dataset"
-    options = Options(model=f"openai:{llm_server['model']}", per_video=3, max_scenarios=2)
+    options = Options(model=f"openai:{llm_server['model']}", per_video=2, max_scenarios=1, max_retries=1)
     results = generate([foreign.path], out, options, settings)
     assert results[0].ok, results[0].error
     usage = results[0].usage
-    assert usage["questions"]["calls"] >= 3 and usage["questions"]["input_tokens"] > 0  # counted by the server
+    assert usage["questions"]["calls"] >= 2 and usage["questions"]["input_tokens"] > 0  # counted by the server
     assert not usage["questions"]["estimated_tokens"]
     summary = finalize(out, review=True)
     rows = json.loads((out / "videos" / Path(results[0].directory).name / "samples.json").read_text())["samples"]

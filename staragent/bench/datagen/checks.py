@@ -159,12 +159,14 @@ def _tool_checks(answer: Any, turn: int, toolbox: Any) -> list[Check]:
 
 def find_duplicates(questions: list[tuple[str, str]]) -> dict[str, str]:
     """``{key: key of the earlier question it repeats}`` over ``(key, question)`` pairs in order. A
-    repeat is the same question in nearly the same words (token F1 >= 0.8) about the same numbers and
-    times: "what is on screen around 0:04?" does not repeat "what is on screen around 0:20?"."""
+    repeat is the same question in nearly the same content words (token F1 >= 0.8 with stop words left
+    out) about the same numbers and times: "what is on screen around 0:04?" does not repeat "what is on
+    screen around 0:20?", nor does "what is the name of the hotel?" repeat "what is the name of the
+    scooter?" (with stop words, the two score 0.86)."""
     seen: list[tuple[str, str, list[float]]] = []
     out: dict[str, str] = {}
     for key, question in questions:
-        norm = tx.normalise(question)
+        norm = " ".join(tx.content_words(question))
         values = sorted(tx.times(question) + tx.numbers(tx.CLOCK.sub(" ", question)))
         for other_key, other_norm, other_values in seen:
             if values == other_values and (norm == other_norm or tx.token_f1(norm, other_norm) >= DUPLICATE_F1):
