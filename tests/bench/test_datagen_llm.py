@@ -36,9 +36,7 @@ def test_the_local_llm_writes_a_dataset_that_bench_runs_and_scores(llm_server, f
     summary = finalize(out, review=True)
     rows = json.loads((out / "videos" / Path(results[0].directory).name / "samples.json").read_text())["samples"]
     assert rows, "the writer produced no sample at all"
-    if summary["samples"] == 0:  # every sample failed its checks: nothing to run, but each says why
-        assert all(r["meta"]["checks"] for r in rows)
-        pytest.skip(f"the small model's samples all failed the automatic checks: {summary['errors']}")
+    assert summary["samples"] >= 1, f"every sample failed the automatic checks: {summary['errors']}"
     data = load_dataset(out / "dataset.json")
     for sample in data.samples:
         for pair in sample.qa_turns():
