@@ -277,3 +277,61 @@ def test_a_name_under_a_scrolling_credit_answers_who_held_that_role():
         assert headings[credits[3].key()] == "PRODUCED BY" and headings[credits[1].key()] == "WITH THE FINANCIAL SUPPORT FROM"
         assert credits[4].key() not in headings  # a line that scrolls in long after is not under it
         assert rank(analyse("Who produced it?"), lines)[0].evidence.text == "Mira Castell"
+
+
+def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events")):
+    """Run the planner to its answer: every search returns ``hits``, every range tool the lines of
+    ``world`` it reads in that range (as the real tools do, each line with its own span)."""
+    from staragent.timecodes import parse_range
+
+    planner = _planner(*tools)
+    messages = [SystemMessage("The video: x.mp4, 10:00 long."), HumanMessage(question)]
+    for _ in range(8):
+        reply = planner.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            return reply
+        for call in reply.tool_calls:
+            if call["name"] == "cross_modal_search":
+                messages.append(_reply(call, {"results": hits}))
+                continue
+            a, b = parse_range(call["args"]["timestamp"])
+            found = [e for e in world if e.source == call["name"] and e.start < b and e.end > a]
+            messages.append(_reply(call, {"lines": [e.model_dump() for e in found]}, found))
+    raise AssertionError("the planner never answered")
+
+
+def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_slide():
+    def line(tool, modality, start, end, text):
+        return Evidence(start=start, end=end, modality=modality, text=text, source=tool)
+
+    world = [
+        line("extract_scene_text", "ocr", 40, 62, "Halden warehouse"),
+        line("extract_scene_text", "ocr", 40, 62, "Pallets in stock: 2311"),
+        line("transcribe_speech", "speech", 40, 43, "Let's check in on the Halden warehouse."),
+        line("transcribe_speech", "speech", 44, 48, "The Halden warehouse ships 4747 orders a day."),
+        line("transcribe_speech", "speech", 48.5, 51, "The Halden warehouse is managed by Viktor Bianchi."),
+        line("detect_audio_events", "audio", 51.2, 55.0, "silence: 3.8 s of silence"),
+        line("transcribe_speech", "speech", 62, 65, "Here are the numbers for the Redwood studio."),
+        line("detect_audio_events", "audio", 65.5, 66.5, "tone: beep (steady tone near 880 Hz)"),
+    ]
+    hit = {"start": 40.0, "end": 62.0, "scene_start": 40.0, "scene_end": 62.0, "timestamp": "0:40-1:02",
+           "evidence": [e.model_dump() for e in world[:3]]}
+    final = _converse("What is heard right after the speaker finishes talking about the Halden warehouse?", world, [hit])
+    cited = [(e["start"], e["text"]) for e in final.response_metadata["evidence"]]
+    assert cited and cited[0][0] == 51.2, final.content  # the pause after the talk, while its slide is still up
+
+
+def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
+    from staragent.agent.planners.rules.ranking import rank
+
+    def line(modality, start, end, text):
+        return Evidence(start=start, end=end, modality=modality, text=text, source="extract_scene_text" if modality == "ocr" else "detect_audio_events")
+
+    evidence = [
+        line("ocr", 0, 20, "DataBase pricing"), line("audio", 18, 19, "tone: beep (steady tone near 660 Hz)"),
+        line("ocr", 30, 50, "CloudBase pricing"), line("audio", 48, 49, "burst: short burst of broadband noise"),
+    ]
+    best = [s.evidence for s in rank(analyse("What sound is heard at the end of the slide about CloudBase?"), evidence)
+            if s.evidence.modality == "audio"][0]
+    assert best.start == 48

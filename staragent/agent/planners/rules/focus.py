@@ -10,7 +10,7 @@ import re
 from ....errors import StarAgentError
 from ....index.text import tokenize
 from ....timecodes import parse_range
-from .conversation import RANGE_TOOLS, SEARCH, TEXT, Turn, search_hits
+from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .question import resolve_range
 from .ranking import matched
 
@@ -68,9 +68,21 @@ def _shown_with(lines: list[dict], text: str) -> list[Span]:
     return sorted((float(line["start"]), float(line["end"])) for line in lines if set(tokenize(line["text"])) >= wanted)
 
 
-def _shown(turn: Turn) -> list[dict]:
-    """Every on-screen line read this turn, each with its own span."""
-    return [line for step in turn.called(TEXT) for line in (step.result or {}).get("lines") or []]
+def _shown(turn: Turn, tool: str = TEXT) -> list[dict]:
+    """Every on-screen line (or, with ``tool`` the speech tool, every line said) read this turn, each
+    with its own span."""
+    return [line for step in turn.called(tool) for line in (step.result or {}).get("lines") or []]
+
+
+SAID_GAP = 15.0
+"""lines that mention a topic this close together belong to one stretch of talk about it"""
+
+
+def _said_about(turn: Turn, tokens: set[str], around: float) -> Span | None:
+    """The stretch of talk about a topic: the run of lines said this turn that mention its words,
+    nearest to ``around`` (from the first mention to the end of the last)."""
+    said = [(float(x["start"]), float(x["end"])) for x in _shown(turn, SPEECH) if matched(tokens, set(tokenize(x["text"]))) == tokens]
+    return _contiguous(said, around, gap=SAID_GAP)
 
 
 def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
@@ -87,10 +99,11 @@ def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | No
     return best[0], best[1]
 
 
-def part_of(turn: Turn, query: str) -> Span | None:
+def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     """Where the part of the video that ``query`` names is: the best hit of the search made for it,
     widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
-    to the hit's scene."""
+    to the hit's scene. A part named as something ``said`` ("after she talks about X") is the stretch
+    of talk that mentions it."""
     hits = search_hits(turn, query)
     if not hits:
         return None
@@ -100,6 +113,8 @@ def part_of(turn: Turn, query: str) -> Span | None:
     if not named:
         return None
     hit = named[0]
+    if said and (talk := _said_about(turn, tokens, float(hit["start"]))) is not None:
+        return talk
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
@@ -122,7 +137,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
             return [] if turn.called(SEARCH) else None
         first, second = sorted([a, b])
         return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
-    base = part_of(turn, q.relation_to) if q.relation_to else None
+    base = part_of(turn, q.relation_to, said=q.relation_said) if q.relation_to else None
     if base is None and (q.follow_up or q.refers_back):
         base = anchor(turn)
     if q.relation and base is not None:

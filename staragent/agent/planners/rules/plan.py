@@ -100,11 +100,13 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     return calls + (_reads(turn, spans, tools, readers(q)) if spans else [])
 
 
-def _part_windows(turn: Turn) -> list[Span]:
+def _part_windows(turn: Turn, spoken: bool = False) -> list[Span]:
     """Around each named part's best hit, the scene it is in: read for its on-screen text, so that
-    the part can be widened to the time that text stays on screen."""
+    the part can be widened to the time that text stays on screen. ``spoken``: the windows of the
+    part named as something said, read for its speech, so that the stretch of talk can be found."""
+    q = turn.question
     windows = []
-    for part in part_queries(turn.question):
+    for part in ([q.relation_to] if q.relation_said else []) if spoken else part_queries(q):
         hits = search_hits(turn, part)
         if hits:
             windows.append((float(hits[0].get("scene_start", hits[0]["start"])), float(hits[0].get("scene_end", hits[0]["end"]))))
@@ -137,7 +139,7 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if not turn.steps:
         return first_calls(turn, tools)
     q = turn.question
-    windows = _reads(turn, _part_windows(turn), tools, [TEXT])
+    windows = _reads(turn, _part_windows(turn), tools, [TEXT]) + _reads(turn, _part_windows(turn, spoken=True), tools, [SPEECH])
     if windows:
         return windows
     spans = named_spans(turn)

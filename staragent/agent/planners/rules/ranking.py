@@ -179,10 +179,11 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     return score, share
 
 
-def names_in_question(q: Question) -> set[str]:
-    """The tokens of the names the question uses: capitalised words not at its start ("Montreal")."""
+def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
+    """The names the question uses, as the search tokens of each: capitalised words not at its start
+    ("Montreal"; "CloudBase" is {cloud, base}, and "DataBase" does not name it)."""
     words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + q.text.split(None, 1)[-1]) if " " in q.text else []
-    return set(tokenize(" ".join(words)))
+    return [found for word in words if (found := set(tokenize(word)) & wanted)]
 
 
 def is_heading(text: str) -> bool:
@@ -234,7 +235,7 @@ def rank(
     tokens = {e.key(): set(tokenize(e.text)) for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
-    names = names_in_question(q) & wanted
+    names = names_in_question(q, wanted)
     sounds = [e.start for e in evidence if e.modality == "audio"]
     first, last = (min(sounds), max(sounds)) if sounds else (0.0, 0.0)
     inside_focus = False
@@ -250,7 +251,7 @@ def rank(
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
             about = set().union(*(tokens[o.key()] for o in evidence if o.start < e.end + 2 and o.end > e.start - 2))
-            if not matched(names, about):
+            if not any(matched(name, about) == name for name in names):
                 score -= 0.6
         if (label := labels.get(e.key())) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
             score += 0.5  # "Resolution:" on the line above "1280×1024": the value of what is asked
