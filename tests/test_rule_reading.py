@@ -335,3 +335,35 @@ def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     best = [s.evidence for s in rank(analyse("What sound is heard at the end of the slide about CloudBase?"), evidence)
             if s.evidence.modality == "audio"][0]
     assert best.start == 48
+
+
+def test_either_spelling_finds_the_other():
+    for british, american in [("licence", "LICENSED"), ("colour", "color"), ("summarised", "summarized"), ("theatre", "Theaters")]:
+        assert set(tokenize(british)) & set(tokenize(american)), (british, american)
+
+
+@pytest.mark.parametrize("question, heard", [
+    ("And who did the music?", False),  # a credit names the composer; no sound states a name
+    ("Where was the sound mixing done?", False),
+    ("What sound plays at the end?", True),
+    ("How many beeps are there?", True),
+])
+def test_questions_about_sounds_listen_and_questions_about_credits_read(question, heard):
+    assert ("audio" in analyse(question).wants) is heard
+
+
+def test_a_line_that_only_repeats_the_quoted_words_comes_with_the_line_said_after_it():
+    said = [Evidence(start=s, end=e, modality="speech", text=t, source="transcribe_speech") for s, e, t in [
+        (41.0, 43.0, "It was the best of times."), (44.0, 46.0, "It was the age of wisdom."),
+        (46.2, 48.0, "It was the age of foolishness."), (52.0, 55.0, "We had everything before us.")]]
+    hit = {"start": 40.0, "end": 60.0, "timestamp": "0:40-1:00", "evidence": [said[1].model_dump()]}
+    final = _converse("What is 'the age of wisdom' paired with?", said, [hit])
+    assert "foolishness" in final.content and "everything before us" not in final.content
+
+
+def test_a_line_about_the_thing_a_what_question_asks_for_answers_it():
+    shown = [Evidence(start=43, end=60, modality="ocr", text=t, source="extract_scene_text")
+             for t in ("LICENSED AS CREATIVE COMMONS ATTRIBUTE 3.0", "WWW.EXAMPLE.ORG")]
+    final = _answer_from_span("Under what licence can I share this film?", shown)
+    assert not says_nothing_found(final.content) and "CREATIVE COMMONS" in final.content
+    assert analyse("Under what licence can I share this film?").answer_type != "percent"  # "share" the verb, not a market share

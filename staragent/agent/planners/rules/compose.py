@@ -106,6 +106,11 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         return []
     best = scored[0].evidence
     chosen = [best]
+    if not tokenize(beyond_question(best.text, q)):
+        # the line only repeats the question ("the age of wisdom"): what is asked is said right after it
+        following = sorted((e for e in turn.evidence() if e.modality == best.modality and e.source != SEARCH
+                            and best.end - 0.5 <= e.start <= best.end + 3 and e.key() != best.key()), key=lambda e: e.start)
+        chosen += following[:1]
     covered = matched(q.tokens, set(tokenize(best.text)))
     for s in scored[1:]:
         e = s.evidence
@@ -338,6 +343,9 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         lost = missing == wanted
     else:
         lost = len(missing) * 2 > len(wanted)
+    asked = set(tokenize(q.asked_for or ""))
+    if asked and any(asked <= set(tokenize(e.text)) and tokenize(beyond_question(e.text, q)) for e in cited):
+        return []  # "under what licence ...": a line about the licence, saying more than the question, answers
     if lost or (untyped and missing):
         return [w for w in q.subject if set(tokenize(w)) & missing] or sorted(missing)
     return []

@@ -287,7 +287,7 @@ def content_words(text: str) -> list[str]:
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
-    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\bshare\b|\bturnover\b|\bsave"),
+    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bsave"),
     ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
@@ -302,6 +302,9 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 ))
 
 
+# A sound never states a name, a place, a date or an address: "who did the music?", "where was the
+# sound mixing done?" are answered by the credits, not by listening.
+_NOT_HEARD = {"person", "place", "url", "date"}
 _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:sound|noise)s?\b")
 _WH_CLAUSE = re.compile(r"^\s*(?:and\s+)?(?:what|which|who|whose|how)\b")
 
@@ -596,7 +599,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         wants.add("speech")
     if words & OCR_WORDS or "on screen" in bare_lower:
         wants.add("ocr")
-    if words & AUDIO_WORDS:
+    if words & AUDIO_WORDS and _answer_type(bare_lower) not in _NOT_HEARD:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
