@@ -17,10 +17,22 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, named_spans, ranges_read
+from .focus import Span, lines_read, named_spans, ranges_read
 from .intents import intent_answer
+from .layout import boxes_of
 from .question import TYPE_WORDS, Question
-from .ranking import MONTH_DAY, Scored, beyond_question, has_type, matched, person_names, quote_share, rank
+from .ranking import (
+    MONTH_DAY,
+    Scored,
+    beyond_question,
+    has_type,
+    label_text,
+    labelled,
+    matched,
+    person_names,
+    quote_share,
+    rank,
+)
 
 WHERE = {"ocr": "On screen", "speech": "Said", "audio": "Heard", "caption": "Seen", "visual": "Seen", "web": "Found on the web",
          "memory": "Remembered", "other": "Found"}
@@ -88,9 +100,10 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
-    scored = rank(q, read or turn.evidence(), wanted=wanted, focus=focus, search_rank=_search_ranks(turn), edge=edge)
+    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn))}
+    scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
-        scored = rank(q, turn.evidence(), wanted=wanted, focus=focus, search_rank=_search_ranks(turn), edge=edge)
+        scored = rank(q, turn.evidence(), **context)
     asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
     if asked and any(s.evidence.modality in asked for s in scored):
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
@@ -346,6 +359,9 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
     asked = set(tokenize(q.asked_for or ""))
     if asked and any(asked <= set(tokenize(e.text)) and tokenize(beyond_question(e.text, q)) for e in cited):
         return []  # "under what licence ...": a line about the licence, saying more than the question, answers
+    labels = labelled(turn.evidence(), boxes_of(lines_read(turn)))
+    if any(matched(wanted | asked, set(tokenize(label_text(labels, e)))) and tokenize(beyond_question(e.text, q)) for e in cited):
+        return []  # a value under or beside a label the question names ("Resolution:" | "1280 × 1024")
     if lost or (untyped and missing):
         return [w for w in q.subject if set(tokenize(w)) & missing] or sorted(missing)
     return []

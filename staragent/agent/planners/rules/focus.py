@@ -68,7 +68,7 @@ def _shown_with(lines: list[dict], text: str) -> list[Span]:
     return sorted((float(line["start"]), float(line["end"])) for line in lines if set(tokenize(line["text"])) >= wanted)
 
 
-def _shown(turn: Turn, tool: str = TEXT) -> list[dict]:
+def lines_read(turn: Turn, tool: str = TEXT) -> list[dict]:
     """Every on-screen line (or, with ``tool`` the speech tool, every line said) read this turn, each
     with its own span."""
     return [line for step in turn.called(tool) for line in (step.result or {}).get("lines") or []]
@@ -81,7 +81,7 @@ SAID_GAP = 15.0
 def _said_about(turn: Turn, tokens: set[str], around: float) -> Span | None:
     """The stretch of talk about a topic: the run of lines said this turn that mention its words,
     nearest to ``around`` (from the first mention to the end of the last)."""
-    said = [(float(x["start"]), float(x["end"])) for x in _shown(turn, SPEECH) if matched(tokens, set(tokenize(x["text"]))) == tokens]
+    said = [(float(x["start"]), float(x["end"])) for x in lines_read(turn, SPEECH) if matched(tokens, set(tokenize(x["text"]))) == tokens]
     return _contiguous(said, around, gap=SAID_GAP)
 
 
@@ -118,7 +118,7 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
-        on_screen = _contiguous(_shown_with(_shown(turn), best["text"]), float(best["start"]))
+        on_screen = _contiguous(_shown_with(lines_read(turn), best["text"]), float(best["start"]))
         if on_screen is not None:
             return on_screen
         return float(best["start"]), float(best["end"])
@@ -163,7 +163,7 @@ def widen_to_part(turn: Turn, span: Span) -> Span:
     """The part of the video a cited moment belongs to: the on-screen text shown at that moment, for
     as long as it stays (read this turn), else the moment itself."""
     best = span
-    lines = _shown(turn)
+    lines = lines_read(turn)
     for line in lines:
         if not line["start"] <= span[0] + 0.5 or line["end"] < span[0] - 0.5:
             continue

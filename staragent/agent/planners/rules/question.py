@@ -212,6 +212,9 @@ class Question:
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
+    asks_title: bool = False  # about a title (the biggest text on screen)
+    video_title: bool = False  # ... the video's own title
+    credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
     intent: Intent | None = None
 
     @property
@@ -249,6 +252,8 @@ class Question:
         tokens = set(tokenize(" ".join(self.keywords if "audio" in self.wants and self.relation is None else self.topic)))
         if self.answer_type == "duration":  # "how long does it last": the words only ask for a length
             tokens -= DURATION_TOKENS
+        if self.video_title:  # "when does the film's title come up": no word of it is in the title itself
+            tokens -= _TITLE_TOKENS
         return tokens
 
     @property
@@ -305,6 +310,11 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 # A sound never states a name, a place, a date or an address: "who did the music?", "where was the
 # sound mixing done?" are answered by the credits, not by listening.
 _NOT_HEARD = {"person", "place", "url", "date"}
+_TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
+_VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
+_TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
+_CREDITS = re.compile(r"\bcredits\b|\bcredits? (?:roll|start|begin)")
+_OPENING_CREDITS = re.compile(r"\b(?:opening|start(?:ing)?|beginning|first)\s+credits\b")
 _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:sound|noise)s?\b")
 _WH_CLAUSE = re.compile(r"^\s*(?:and\s+)?(?:what|which|who|whose|how)\b")
 
@@ -631,7 +641,14 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.scope = _scope(text, quoted) if time_range is None else None
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
         question.scope = None  # "after the Dickens passage": the part is what the moment is relative to, not where to look
-    if _POSITION_START.search(bare):
+    question.asks_title = bool(_TITLE_WORD.search(bare_lower))
+    question.credits = bool(_CREDITS.search(bare_lower))
+    question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower)) and not question.scope and time_range is None
+    if question.video_title:
+        question.position = "start"  # the film's own title is shown near its beginning
+    elif question.credits and not question.scope and time_range is None:
+        question.position = "start" if _OPENING_CREDITS.search(bare_lower) else "end"
+    elif _POSITION_START.search(bare):
         question.position = "start"
     elif _POSITION_END.search(bare):
         question.position = "end"
