@@ -42,6 +42,18 @@ for _root in ("organ", "real", "recogn", "summar", "apolog", "custom", "optim", 
         _SPELLINGS[f"{_root}is{_ending}"] = f"{_root}iz{_ending}"
 
 
+def doer_base(word: str) -> str | None:
+    """The verb an agent noun comes from ("director" -> "direct", "producer" -> "produce",
+    "animator" -> "animate"), when the word list has it: "who directed it" then finds "Director"."""
+    if len(word) < 6 or not word.endswith(("er", "or")):
+        return None
+    words = vocabulary()
+    for base in (word[:-2], word[:-1], word[:-2] + "e"):
+        if len(base) >= 4 and base in words:
+            return base
+    return None
+
+
 def american(word: str) -> str:
     """``word`` (lower case) in American spelling, so that either spelling finds the other."""
     return _SPELLINGS.get(word, word)

@@ -423,3 +423,19 @@ def test_the_title_is_the_biggest_text_near_the_start_and_a_slide_change_is_no_e
     from staragent.agent.planners.rules.ranking import labelled
 
     assert lines[4].key() not in labelled(lines, boxes)  # the next slide's line took the place of a line with its own label
+
+
+def test_end_credits_start_where_the_last_unbroken_run_of_text_begins_and_the_exact_role_wins():
+    lines, boxes = _screen(
+        (100.0, 104.0, "A sign in the street", (0.1, 0.1, 0.3, 0.15)),
+        (490.0, 494.0, "PRODUCTION TEAM", (0.32, 0.23, 0.69, 0.29)),
+        (490.0, 494.0, "MIRA CASTELL", (0.24, 0.37, 0.51, 0.42)), (490.0, 494.0, "Director", (0.55, 0.37, 0.66, 0.42)),
+        (490.0, 494.0, "JONAS VERHOEVEN", (0.24, 0.44, 0.51, 0.48)), (490.0, 494.0, "Art Director", (0.55, 0.43, 0.70, 0.49)),
+        (495.0, 498.0, "MUSIC", (0.33, 0.40, 0.67, 0.44)), (495.0, 498.0, "Lena Okafor", (0.35, 0.50, 0.66, 0.57)),
+        (499.0, 560.0, "THANKS TO EVERYONE", (0.3, 0.5, 0.7, 0.55)),
+    )
+    hit = {"start": 480.0, "end": 560.0, "timestamp": "8:00-9:20", "evidence": []}
+    final = _converse("When do the end credits start?", lines, [hit], boxes=boxes)
+    assert final.content.startswith("At 8:10"), final.content
+    final = _converse("Who directed this film?", lines, [hit], boxes=boxes)
+    assert "MIRA CASTELL" in final.content and "JONAS" not in final.content, final.content

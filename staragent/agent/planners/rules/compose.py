@@ -258,6 +258,25 @@ def _first_appearance(e: Evidence, evidence: list[Evidence]) -> float:
     return start
 
 
+CREDITS_GAP = 4.0  # seconds without text on screen that end a run of credits
+
+
+def _credits_run(turn: Turn, focus: list[Span] | None) -> list[Evidence]:
+    """The credits: the run of on-screen text, without a gap, that ends last in the part read (the
+    closing part of the video) or, for opening credits, begins first; its lines in order."""
+    shown = sorted((e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH
+                    and (not focus or any(e.start < b and e.end > a for a, b in focus))), key=lambda e: e.start)
+    runs: list[list[Evidence]] = []
+    for e in shown:
+        if runs and e.start - max(o.end for o in runs[-1]) <= CREDITS_GAP:
+            runs[-1].append(e)
+        else:
+            runs.append([e])
+    if not runs:
+        return []
+    return runs[0] if turn.question.position == "start" else max(runs, key=lambda r: max(o.end for o in r))
+
+
 def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple[str, list[Evidence]] | None:
     """When the thing asked about happens: the start (or end) of the line that best names it; for
     "when does it start?" the moment the previous answer cited; for a named part with nothing
@@ -268,6 +287,8 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         lead = turn.previous_evidence[0]
         moment = lead.start if q.moment_edge == "start" else lead.end
         return f"At {format_time(moment)}. " + " ".join(sentences([lead], turn.question)), [lead]
+    if q.credits and (run := _credits_run(turn, focus)):
+        return f"At {format_time(run[0].start)}. " + " ".join(sentences(run[:2], turn.question)), run[:2]
     if scored and scored[0].share >= 0.3:
         best = scored[0].evidence
         if has_type(beyond_question(best.text, q), "time") and q.answer_type in ("when", "time"):

@@ -19,12 +19,12 @@ WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds i
 MAX_READ = 600.0  # longest stretch read in one call when the question names no part
 
 
-def position_span(position: str, duration: float | None) -> Span | None:
+def position_span(position: str, duration: float | None, credits: bool = False) -> Span | None:
     """The opening or the closing part of the video: its first or last sixth, at least 30 s and at
-    most 3 minutes."""
+    most 3 minutes; for its credits, which run longer, its first or last quarter, up to 10 minutes."""
     if not duration:
         return None
-    width = min(max(30.0, duration / 6), 180.0, duration)
+    width = min(max(60.0, duration / 4), MAX_READ, duration) if credits else min(max(30.0, duration / 6), 180.0, duration)
     return (0.0, width) if position == "start" else (max(0.0, duration - width), duration)
 
 
@@ -147,7 +147,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)
-    if q.position and (found := position_span(q.position, duration)) is not None:
+    if q.position and (found := position_span(q.position, duration, q.credits)) is not None:
         if spans:  # "the sonnet that opens the video": the named part, where it overlaps the opening
             spans = [s for s in spans if s[0] < found[1] and s[1] > found[0]] or spans
         else:

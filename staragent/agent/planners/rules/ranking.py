@@ -285,7 +285,8 @@ def rank(
         if (label := label_text(labels, e)) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
             # "Resolution:" beside "1280 × 1024": the value of what is asked, as if it held the label's words
             named = weighted(matched(wanted, set(tokenize(label))), weights)
-            score += 0.5 + max(0.0, named - share)
+            exact = len(matched(set(tokenize(label)), wanted)) / len(set(tokenize(label)))  # "Director" over "Art Director"
+            score += 0.5 + max(0.0, named - share) + 0.3 * exact
             share = max(share, named)
         if e.modality == "audio" and q.relation and edge is not None:
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / 20.0)
