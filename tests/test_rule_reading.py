@@ -439,3 +439,13 @@ def test_end_credits_start_where_the_last_unbroken_run_of_text_begins_and_the_ex
     assert final.content.startswith("At 8:10"), final.content
     final = _converse("Who directed this film?", lines, [hit], boxes=boxes)
     assert "MIRA CASTELL" in final.content and "JONAS" not in final.content, final.content
+
+
+def test_an_overview_of_the_whole_video_says_how_its_file_is_named():
+    planner = _planner("summarize_segment")
+    messages = [SystemMessage("The video"), HumanMessage("What is this video?")]
+    first = planner.invoke(messages, video={"duration": 600.0, "name": "harbour_lights_trailer-final.mp4"})
+    assert first.tool_calls[0]["name"] == "summarize_segment"
+    reply = _reply(first.tool_calls[0], {"summary": "[0:21] THE HARBOUR FILM COLLECTIVE", "timestamp": "0:00-10:00"})
+    final = planner.invoke([*messages, first, reply], video={"duration": 600.0, "name": "harbour_lights_trailer-final.mp4"})
+    assert "harbour lights trailer final" in final.content

@@ -154,6 +154,15 @@ def _visual_refusal(turn: Turn) -> tuple[str, list[Evidence]]:
     return text, close
 
 
+def _named_file(turn: Turn) -> str:
+    """How the video's file is named, as words ("big_buck_bunny_720p.mp4": "big buck bunny 720p"): a
+    person names a file for what it holds, and the overview says so when the video shows no title."""
+    if not turn.video_name:
+        return ""
+    words = re.sub(r"[\s._-]+", " ", turn.video_name.rsplit(".", 1)[0]).strip()
+    return f"; its file is named “{words}”" if words else ""
+
+
 def _overview(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]]:
     step = next(iter(turn.called(SUMMARY)[::-1]), None)
     if step is None or step.error or not (step.result or {}).get("summary"):
@@ -166,7 +175,7 @@ def _overview(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]
     result = step.result
     where = result.get("timestamp") or ""
     whole = turn.duration and where.startswith("0:00-") and focus is None
-    head = f"The whole video ({format_time(turn.duration)})" if whole else f"The part at {where}"
+    head = f"The whole video ({format_time(turn.duration)}{_named_file(turn)})" if whole else f"The part at {where}"
     return f"{head}, from beginning to end: {result['summary']}", step.evidence
 
 
