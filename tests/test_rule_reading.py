@@ -449,3 +449,19 @@ def test_an_overview_of_the_whole_video_says_how_its_file_is_named():
     reply = _reply(first.tool_calls[0], {"summary": "[0:21] THE HARBOUR FILM COLLECTIVE", "timestamp": "0:00-10:00"})
     final = planner.invoke([*messages, first, reply], video={"duration": 600.0, "name": "harbour_lights_trailer-final.mp4"})
     assert "harbour lights trailer final" in final.content
+
+
+def test_a_web_address_at_the_end_is_the_last_one_not_the_one_under_a_heading_that_says_web():
+    lines, boxes = _screen(
+        (529.0, 536.0, "WEB SUPPORT", (0.38, 0.85, 0.5, 0.88)), (532.0, 539.0, "www.harbour-news.com", (0.45, 0.88, 0.6, 0.91)),
+        (577.0, 580.0, "WWW.LANTERNFALL.ORG", (0.31, 0.51, 0.68, 0.56)),
+    )
+    hit = {"start": 500.0, "end": 600.0, "timestamp": "8:20-10:00", "evidence": []}
+    final = _converse("What web address is given at the end?", lines, [hit], boxes=boxes)
+    assert "LANTERNFALL" in final.content and "harbour-news" not in final.content, final.content
+
+
+def test_a_follow_up_with_words_of_its_own_asks_about_them():
+    first = analyse("Who directed Lanternfall?")
+    music = analyse("And who did the music?", first)
+    assert music.follow_up and "music" in music.tokens and "direct" not in music.tokens

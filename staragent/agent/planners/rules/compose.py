@@ -20,7 +20,7 @@ from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import Span, lines_read, named_spans, ranges_read
 from .intents import intent_answer
 from .layout import boxes_of
-from .question import TYPE_WORDS, Question
+from .question import TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
     MONTH_DAY,
     Scored,
@@ -96,7 +96,8 @@ def _search_ranks(turn: Turn) -> dict[tuple, int]:
 def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     q = turn.question
     wanted = q.focus_tokens if focus else q.tokens
-    wanted = (wanted - TYPE_WORDS) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
+    kind_words = TYPE_WORDS | (URL_WORDS if q.answer_type == "url" else frozenset())
+    wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]

@@ -27,7 +27,7 @@ from .conversation import (
 )
 from .focus import MAX_READ, Span, clip, covered, named_spans, ranges_read, shift
 from .intents import intent_calls
-from .question import Question
+from .question import NOT_HEARD, Question
 
 SEARCH_K = 5
 PART_K = 3
@@ -89,7 +89,9 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
         elif q.operation and len(q.operands) >= 2:
             calls += [call(SEARCH, query=operand, k=PART_K) for operand in q.operands]
         elif _searches_its_words(turn):
-            calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K))
+            # a name, a place, a date or an address is said or written, never heard in a sound
+            written = {"modalities": ["ocr", "speech"]} if q.answer_type in NOT_HEARD else {}
+            calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K, **written))
     spans = named_spans(turn)
     if q.overview and not part_queries(q):
         whole = spans or ([(0.0, turn.duration)] if turn.duration else [])

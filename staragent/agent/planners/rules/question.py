@@ -83,6 +83,8 @@ _GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *PART_NOUNS, *_GE
 # Words that say what kind of answer is wanted; the video need not repeat them ("on what date ...").
 TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amount percent percentage place city country "
                                 "when who where which kind sort type"))
+# ... and those that only say an address is wanted: every web address is one
+URL_WORDS = frozenset(tokenize("web website site url link homepage address"))
 AFTER_BEFORE = re.compile(r"\b(right |just |immediately |shortly )?(after|before|following|next|previous|earlier|later)\b", re.I)
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
 _HMS = r"\d{1,2}:\d{2}:\d{2}"
@@ -230,8 +232,10 @@ class Question:
     @property
     def subject(self) -> list[str]:
         """Keywords without the words that only say where to look ("said", "screen", "sound"):
-        empty for "what is said between 0:30 and 0:45?"."""
-        return [w for w in self.keywords if w.lower() not in INTENT_WORDS]
+        empty for "what is said between 0:30 and 0:45?". A sound word is the subject when the question
+        is not about listening ("who did the music?")."""
+        where = INTENT_WORDS if "audio" in self.wants or self.answer_type not in NOT_HEARD else INTENT_WORDS - AUDIO_WORDS
+        return [w for w in self.keywords if w.lower() not in where]
 
     @property
     def topic(self) -> list[str]:
@@ -309,7 +313,7 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 
 # A sound never states a name, a place, a date or an address: "who did the music?", "where was the
 # sound mixing done?" are answered by the credits, not by listening.
-_NOT_HEARD = {"person", "place", "url", "date"}
+NOT_HEARD = {"person", "place", "url", "date"}
 _TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
@@ -609,7 +613,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         wants.add("speech")
     if words & OCR_WORDS or "on screen" in bare_lower:
         wants.add("ocr")
-    if words & AUDIO_WORDS and _answer_type(bare_lower) not in _NOT_HEARD:
+    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
@@ -669,7 +673,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.role = role[0].lower()
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     question.refers_back = previous is not None and bool(_BACK.search(bare))
-    own_words = [w for w in keywords if w.lower() not in INTENT_WORDS]
+    own_words = question.subject
     if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
         question.follow_up = True
         # the earlier topic says where this one is (its own words say what it asks), and it holds
