@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in [args.only] if args.only else list(AGENTS):
         out = run(name, args.dataset, args.base_url, args.limit)
         results[name] = measure(out, durations)
+        results[name]["command"] = f"python benchmarks/llm_dev.py --only {name}" + (f" --limit {args.limit}" if args.limit else "")
         if name == "llm":
             results[name]["model"] = served_models(args.base_url)[0]
     previous = WORK.parent.parent / "benchmarks" / "results" / "llm_dev.json"

@@ -266,13 +266,15 @@ def llm_dev_section(data: dict) -> list[str]:
         s = run[key]
         return f"{_f(s['p50'], digits)} / {_f(s['p95'], digits)}"
 
+    commands = sorted({runs[n].get("command", data["command"]) for n in names})
     lines = [
         "## The dev set: LLM planner and rule planner",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, no GPU, shared with other jobs (expect noise); measured {m['date']}. "
-        f"Command: `{data['command']}` ({data['dataset']}: questions about three real videos, scored by answer pattern and cited span; "
+        f"Command: {', '.join(f'`{c}`' for c in commands)} ({data['dataset']}: questions about three real videos, scored by answer pattern and cited span; "
         "the LLM is served by `staragent llm serve` on the same machine).",
         "",
+        *[line for note in data.get("notes", []) for line in (note, "")],
         "| measure | " + " | ".join(title[n] for n in names) + " |",
         "| --- |" + " --- |" * len(names),
         "| **right** | " + " | ".join(f"**{runs[n]['right']}/{runs[n]['questions']} ({_f(runs[n]['accuracy'], 1)}%)**" for n in names) + " |",
