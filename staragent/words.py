@@ -21,6 +21,44 @@ NUMBER_WORDS = {
 # Words that scale the number before them: "$12.5 million", "34 thousand", "3k".
 SCALE_WORDS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
 
+# British spellings and the American ones they match ("licence" finds "LICENSED"): whole words, and
+# the -ise verbs whose -ize forms the stemmer would otherwise keep apart.
+_SPELLINGS = {
+    "licence": "license", "licences": "licenses", "licenced": "licensed", "defence": "defense", "offence": "offense",
+    "colour": "color", "colours": "colors", "coloured": "colored", "colourful": "colorful", "favour": "favor",
+    "favourite": "favorite", "favourites": "favorites", "honour": "honor", "labour": "labor", "neighbour": "neighbor",
+    "neighbours": "neighbors", "behaviour": "behavior", "humour": "humor", "flavour": "flavor", "flavours": "flavors",
+    "centre": "center", "centres": "centers", "theatre": "theater", "theatres": "theaters", "metre": "meter",
+    "metres": "meters", "litre": "liter", "litres": "liters", "kilometre": "kilometer", "kilometres": "kilometers",
+    "fibre": "fiber", "programme": "program", "programmes": "programs", "catalogue": "catalog", "dialogue": "dialog",
+    "grey": "gray", "travelled": "traveled", "travelling": "traveling", "cancelled": "canceled", "jewellery": "jewelry",
+    "aluminium": "aluminum", "tyre": "tire", "tyres": "tires", "analyse": "analyze", "analysed": "analyzed",
+    "mould": "mold", "plough": "plow", "pyjamas": "pajamas", "sceptical": "skeptical", "manoeuvre": "maneuver",
+}  # fmt: skip
+for _root in ("organ", "real", "recogn", "summar", "apolog", "custom", "optim", "priorit", "special", "minim", "maxim",
+              "final", "visual", "util", "author", "critic", "emphas", "memor", "standard", "categor", "character",
+              "normal", "personal", "modern", "digit", "synchron", "author", "capital", "central", "local", "global"):
+    for _ending in ("e", "ed", "es", "ing", "ation", "ations"):
+        _SPELLINGS[f"{_root}is{_ending}"] = f"{_root}iz{_ending}"
+
+
+def doer_base(word: str) -> str | None:
+    """The verb an agent noun comes from ("director" -> "direct", "producer" -> "produce",
+    "animator" -> "animate"), when the word list has it: "who directed it" then finds "Director"."""
+    if len(word) < 6 or not word.endswith(("er", "or")):
+        return None
+    words = vocabulary()
+    for base in (word[:-2], word[:-1], word[:-2] + "e"):
+        if len(base) >= 4 and base in words:
+            return base
+    return None
+
+
+def american(word: str) -> str:
+    """``word`` (lower case) in American spelling, so that either spelling finds the other."""
+    return _SPELLINGS.get(word, word)
+
+
 MIN_GLUED = 6  # OCR glues short pairs too: "Latefee", "Doorsopen"
 MIN_PIECE = 4  # three-letter dictionary entries ("mar", "esh") split names into noise...
 MIN_SHORT_PIECE = 3  # ...so a three-letter piece is allowed only beside one long word: "late|fee"

@@ -335,3 +335,18 @@ def test_math_stops_reading_at_the_cap(registry, lecture_ctx, monkeypatch):
     with pytest.raises(ToolError, match=f"more than {math_exp.MAX_EXPRESSIONS} expressions"):
         registry.get("extract_math_exp")(lecture_ctx, {"timestamp": "0:00-0:06"})
     assert len(read) == math_exp.MAX_EXPRESSIONS + 1  # the rest was never parsed
+
+
+def test_an_extractive_summary_opens_with_how_the_part_begins_not_with_stock_sound_words():
+    from staragent.tools.summary import Point, extractive
+
+    def said(start, text, modality="speech"):
+        return Point(timestamp=None, start=start, end=start + 2, modality=modality, text=text)
+
+    points = [said(0.0, "A Tale of Two Cities", "ocr"), said(1.0, "1."), said(2.0, "It was the best of times."),
+              said(5.0, "We were all going direct to heaven."), said(8.0, "We were all going direct the other way."),
+              *[said(t, "sound (tonal sound near 120 Hz, changing in loudness: a chime, bell or music)", "audio") for t in (4.0, 9.0, 14.0)],
+              said(12.0, "In short, the period was so like the present period.")]
+    chosen = [p.text for p in extractive(points, 4)]
+    assert "It was the best of times." in chosen and "1." not in chosen
+    assert not any(p.startswith("sound") for p in chosen)

@@ -30,8 +30,12 @@ class Session:
         return self.tool_ctx.index
 
     def video_facts(self) -> dict:
-        """What the graph keeps about the video for planners that read it: its length."""
-        return {"duration": self.index.duration} if self.index is not None else {}
+        """What the graph keeps about the video for planners that read it: its length, and its file's
+        name (often the title: "big_buck_bunny_720p.mp4")."""
+        if self.index is None:
+            return {}
+        path = str(self.index.manifest.video.get("path") or "")
+        return {"duration": self.index.duration, **({"name": Path(path).name} if path else {})}
 
     def capabilities(self) -> str:
         index = self.index

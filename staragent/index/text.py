@@ -2,7 +2,9 @@
 
 Lower-cases, keeps numbers whole (``$1,249.99`` -> ``1249.99``), splits words that OCR glued
 together ("MariaLopez", "Flight417"; and "Denverwarehouse" by dictionary, keeping the glued form
-too), drops common English words and strips suffixes with Snowball's English stemmer so that
+too), reads British spellings as American ones ("licence" finds "licensed"), lets an agent noun also
+count as its verb ("director" is found by "directed"), drops common English
+words and strips suffixes with Snowball's English stemmer so that
 "prices" finds "price".
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..words import glued_pieces
+from ..words import american, doer_base, glued_pieces
 
 _NUMBER_COMMAS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 # Word boundaries OCR sometimes loses: "MariaLopez", "Flight417" (applied before lower-casing).
@@ -41,10 +43,12 @@ def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
     text = _NUMBER_COMMAS.sub("", GLUED.sub(" ", text).lower().replace("’", "'"))
     tokens = []
     for token in _TOKEN.findall(text):
-        token = token.removesuffix("'s")
+        token = american(token.removesuffix("'s"))
         if not keep_stopwords and token in STOPWORDS:
             continue
         tokens.append(_stem(token))
+        if (base := doer_base(token)) and _stem(base) != tokens[-1]:  # "director" also counts as "direct"
+            tokens.append(_stem(base))
         # "denverwarehouse" (OCR lost a space) also counts as "denver" and "warehouse"
         tokens.extend(_stem(piece) for piece in glued_pieces(token))
     return tokens

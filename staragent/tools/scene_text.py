@@ -18,6 +18,7 @@ class ShownText(BaseModel):
     timestamp: str = Field(description="when the line was on screen")
     start: float
     end: float
+    box: list[float] | None = Field(None, description="where on the frame: left, top, right, bottom, as fractions of its width and height")
 
 
 class SceneTextResult(ToolResult):
@@ -64,7 +65,8 @@ class ExtractSceneText(Tool):
         for line in index.ocr_between(start, end):
             if min(end, line.end) - max(start, line.start) < min(EDGE_SECONDS, (end - start) / 2):
                 continue  # on screen only for a moment at the range's edge: it belongs to the stretch before or after
-            shown.append(ShownText(text=line.text, timestamp=format_range(line.start, line.end), start=line.start, end=line.end))
+            shown.append(ShownText(text=line.text, timestamp=format_range(line.start, line.end), start=line.start, end=line.end,
+                                   box=[round(v, 3) for v in line.box] if line.box else None))
         texts = list(dict.fromkeys(line.text for line in shown))
         note = None if texts else "no readable text on screen in this range"
         read_as = _reader_languages(index)

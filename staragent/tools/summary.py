@@ -87,7 +87,9 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
     slide); in time order. Stretches with nothing in them leave their place to the others."""
     counts: dict[str, int] = {}
     tokens = [set(tokenize(p.text)) for p in points]
-    for toks in tokens:
+    for point, toks in zip(points, tokens):
+        if point.modality == "audio":
+            continue  # the sound descriptions repeat their own stock words: what recurs is what is said and shown
         for t in toks:
             counts[t] = counts.get(t, 0) + 1
 
@@ -95,7 +97,7 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
         toks = tokens[i]
         if not toks:
             return 0.0
-        centrality = sum(counts[t] for t in toks) / math.sqrt(len(toks))
+        centrality = sum(counts.get(t, 0) for t in toks) / math.sqrt(len(toks))
         return centrality * {"speech": 1.0, "ocr": 0.9, "caption": 0.9}.get(points[i].modality, 0.4)
 
     timed = [i for i in range(len(points)) if points[i].start is not None and tokens[i]]
@@ -109,12 +111,15 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
         bins: dict[int, list[int]] = {}
         for i in timed:
             bins.setdefault(min(stretches - 1, int((points[i].start - lo) / width)), []).append(i)
-        for _, members in sorted(bins.items()):
+        for n, (_, members) in enumerate(sorted(bins.items())):
             # the first text that appears in the stretch (a new title or slide), and its gist in
-            # words (what is said, else what is shown, else heard); the first sentence counts a little more
+            # words (what is said, else what is shown, else heard); the first sentence counts a little
+            # more, and the range's own opening line stands for its first stretch (how it begins)
             shown = [i for i in members if points[i].modality == "ocr"]
-            worded = [i for i in members if points[i].modality not in ("audio", "ocr")] or shown or members
-            best = max(worded, key=lambda i: score(i) * (1.2 if i == min(worded) else 1.0))
+            said = [i for i in members if points[i].modality not in ("audio", "ocr")]
+            worded = said or shown or members
+            opening = [i for i in said if len(points[i].text.split()) >= 3]  # not a bare "1." read out
+            best = min(opening) if n == 0 and opening else max(worded, key=lambda i: score(i) * (1.2 if i == min(worded) else 1.0))
             chosen += [i for i in dict.fromkeys([*shown[:1], best])]
     chosen = list(dict.fromkeys(chosen))[:sentences]
     spare = sorted((i for i in timed + untimed if i not in chosen), key=lambda i: -score(i))

@@ -48,7 +48,8 @@ class RulePlanner(BaseChatModel):
         return self.model_copy(update={"tool_names": tuple(n for n in names if n)})
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, video: dict | None = None, **kwargs: Any) -> ChatResult:
-        turn = read_turn(messages, set(self.tool_names), duration=(video or {}).get("duration"))
+        video = video or {}
+        turn = read_turn(messages, set(self.tool_names), duration=video.get("duration"), video_name=video.get("name"))
         calls = next_calls(turn, set(self.tool_names))
         if calls:
             message = AIMessage(content="", tool_calls=calls)

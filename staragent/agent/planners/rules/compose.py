@@ -17,10 +17,22 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, named_spans, ranges_read
+from .focus import Span, lines_read, named_spans, ranges_read
 from .intents import intent_answer
-from .question import TYPE_WORDS, Question
-from .ranking import MONTH_DAY, Scored, beyond_question, has_type, matched, person_names, quote_share, rank
+from .layout import boxes_of
+from .question import TYPE_WORDS, URL_WORDS, Question
+from .ranking import (
+    MONTH_DAY,
+    Scored,
+    beyond_question,
+    has_type,
+    label_text,
+    labelled,
+    matched,
+    person_names,
+    quote_share,
+    rank,
+)
 
 WHERE = {"ocr": "On screen", "speech": "Said", "audio": "Heard", "caption": "Seen", "visual": "Seen", "web": "Found on the web",
          "memory": "Remembered", "other": "Found"}
@@ -84,13 +96,15 @@ def _search_ranks(turn: Turn) -> dict[tuple, int]:
 def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     q = turn.question
     wanted = q.focus_tokens if focus else q.tokens
-    wanted = (wanted - TYPE_WORDS) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
+    kind_words = TYPE_WORDS | (URL_WORDS if q.answer_type == "url" else frozenset())
+    wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
-    scored = rank(q, read or turn.evidence(), wanted=wanted, focus=focus, search_rank=_search_ranks(turn), edge=edge)
+    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn))}
+    scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
-        scored = rank(q, turn.evidence(), wanted=wanted, focus=focus, search_rank=_search_ranks(turn), edge=edge)
+        scored = rank(q, turn.evidence(), **context)
     asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
     if asked and any(s.evidence.modality in asked for s in scored):
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
@@ -106,6 +120,11 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         return []
     best = scored[0].evidence
     chosen = [best]
+    if not tokenize(beyond_question(best.text, q)):
+        # the line only repeats the question ("the age of wisdom"): what is asked is said right after it
+        following = sorted((e for e in turn.evidence() if e.modality == best.modality and e.source != SEARCH
+                            and best.end - 0.5 <= e.start <= best.end + 3 and e.key() != best.key()), key=lambda e: e.start)
+        chosen += following[:1]
     covered = matched(q.tokens, set(tokenize(best.text)))
     for s in scored[1:]:
         e = s.evidence
@@ -136,6 +155,15 @@ def _visual_refusal(turn: Turn) -> tuple[str, list[Evidence]]:
     return text, close
 
 
+def _named_file(turn: Turn) -> str:
+    """How the video's file is named, as words ("big_buck_bunny_720p.mp4": "big buck bunny 720p"): a
+    person names a file for what it holds, and the overview says so when the video shows no title."""
+    if not turn.video_name:
+        return ""
+    words = re.sub(r"[\s._-]+", " ", turn.video_name.rsplit(".", 1)[0]).strip()
+    return f"; its file is named “{words}”" if words else ""
+
+
 def _overview(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]]:
     step = next(iter(turn.called(SUMMARY)[::-1]), None)
     if step is None or step.error or not (step.result or {}).get("summary"):
@@ -148,7 +176,7 @@ def _overview(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]
     result = step.result
     where = result.get("timestamp") or ""
     whole = turn.duration and where.startswith("0:00-") and focus is None
-    head = f"The whole video ({format_time(turn.duration)})" if whole else f"The part at {where}"
+    head = f"The whole video ({format_time(turn.duration)}{_named_file(turn)})" if whole else f"The part at {where}"
     return f"{head}, from beginning to end: {result['summary']}", step.evidence
 
 
@@ -240,6 +268,25 @@ def _first_appearance(e: Evidence, evidence: list[Evidence]) -> float:
     return start
 
 
+CREDITS_GAP = 4.0  # seconds without text on screen that end a run of credits
+
+
+def _credits_run(turn: Turn, focus: list[Span] | None) -> list[Evidence]:
+    """The credits: the run of on-screen text, without a gap, that ends last in the part read (the
+    closing part of the video) or, for opening credits, begins first; its lines in order."""
+    shown = sorted((e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH
+                    and (not focus or any(e.start < b and e.end > a for a, b in focus))), key=lambda e: e.start)
+    runs: list[list[Evidence]] = []
+    for e in shown:
+        if runs and e.start - max(o.end for o in runs[-1]) <= CREDITS_GAP:
+            runs[-1].append(e)
+        else:
+            runs.append([e])
+    if not runs:
+        return []
+    return runs[0] if turn.question.position == "start" else max(runs, key=lambda r: max(o.end for o in r))
+
+
 def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple[str, list[Evidence]] | None:
     """When the thing asked about happens: the start (or end) of the line that best names it; for
     "when does it start?" the moment the previous answer cited; for a named part with nothing
@@ -250,6 +297,8 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         lead = turn.previous_evidence[0]
         moment = lead.start if q.moment_edge == "start" else lead.end
         return f"At {format_time(moment)}. " + " ".join(sentences([lead], turn.question)), [lead]
+    if q.credits and (run := _credits_run(turn, focus)):
+        return f"At {format_time(run[0].start)}. " + " ".join(sentences(run[:2], turn.question)), run[:2]
     if scored and scored[0].share >= 0.3:
         best = scored[0].evidence
         if has_type(beyond_question(best.text, q), "time") and q.answer_type in ("when", "time"):
@@ -338,6 +387,12 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         lost = missing == wanted
     else:
         lost = len(missing) * 2 > len(wanted)
+    asked = set(tokenize(q.asked_for or ""))
+    if asked and any(asked <= set(tokenize(e.text)) and tokenize(beyond_question(e.text, q)) for e in cited):
+        return []  # "under what licence ...": a line about the licence, saying more than the question, answers
+    labels = labelled(turn.evidence(), boxes_of(lines_read(turn)))
+    if any(matched(wanted | asked, set(tokenize(label_text(labels, e)))) and tokenize(beyond_question(e.text, q)) for e in cited):
+        return []  # a value under or beside a label the question names ("Resolution:" | "1280 × 1024")
     if lost or (untyped and missing):
         return [w for w in q.subject if set(tokenize(w)) & missing] or sorted(missing)
     return []

@@ -46,6 +46,8 @@ class Turn:
     question: Question
     steps: list[Step] = field(default_factory=list)
     duration: float | None = None
+    video_name: str | None = None
+    """the video file's name, as the graph keeps it"""
     earlier: list[Earlier] = field(default_factory=list)
     tools: frozenset[str] = frozenset()
     """The tools this conversation offers."""
@@ -83,7 +85,8 @@ def call(name: str, **args) -> dict:
     return {"name": name, "args": args, "id": f"call_{next(_counter)}", "type": "tool_call"}
 
 
-def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = frozenset(), duration: float | None = None) -> Turn:
+def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = frozenset(), duration: float | None = None,
+              video_name: str | None = None) -> Turn:
     """The current question, what was called for it so far, and what earlier turns said."""
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     if not humans:
@@ -100,7 +103,7 @@ def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = fr
         replies = [m for m in messages[h:following] if isinstance(m, AIMessage) and not m.tool_calls and m.content]
         cited = (replies[-1].response_metadata or {}).get("evidence") if replies else None
         earlier.append(Earlier(asked, str(replies[-1].content) if replies else None, [Evidence(**e) for e in cited or []]))
-    turn = Turn(asked, duration=duration, earlier=earlier, tools=frozenset(tools), noted=noted)
+    turn = Turn(asked, duration=duration, video_name=video_name, earlier=earlier, tools=frozenset(tools), noted=noted)
     results = {m.tool_call_id: m for m in messages[last:] if isinstance(m, ToolMessage)}
     for m in messages[last:]:
         if isinstance(m, AIMessage):

@@ -10,7 +10,7 @@ import re
 from ....errors import StarAgentError
 from ....index.text import tokenize
 from ....timecodes import parse_range
-from .conversation import RANGE_TOOLS, SEARCH, TEXT, Turn, search_hits
+from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .question import resolve_range
 from .ranking import matched
 
@@ -19,12 +19,12 @@ WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds i
 MAX_READ = 600.0  # longest stretch read in one call when the question names no part
 
 
-def position_span(position: str, duration: float | None) -> Span | None:
+def position_span(position: str, duration: float | None, credits: bool = False) -> Span | None:
     """The opening or the closing part of the video: its first or last sixth, at least 30 s and at
-    most 3 minutes."""
+    most 3 minutes; for its credits, which run longer, its first or last quarter, up to 10 minutes."""
     if not duration:
         return None
-    width = min(max(30.0, duration / 6), 180.0, duration)
+    width = min(max(60.0, duration / 4), MAX_READ, duration) if credits else min(max(30.0, duration / 6), 180.0, duration)
     return (0.0, width) if position == "start" else (max(0.0, duration - width), duration)
 
 
@@ -68,9 +68,21 @@ def _shown_with(lines: list[dict], text: str) -> list[Span]:
     return sorted((float(line["start"]), float(line["end"])) for line in lines if set(tokenize(line["text"])) >= wanted)
 
 
-def _shown(turn: Turn) -> list[dict]:
-    """Every on-screen line read this turn, each with its own span."""
-    return [line for step in turn.called(TEXT) for line in (step.result or {}).get("lines") or []]
+def lines_read(turn: Turn, tool: str = TEXT) -> list[dict]:
+    """Every on-screen line (or, with ``tool`` the speech tool, every line said) read this turn, each
+    with its own span."""
+    return [line for step in turn.called(tool) for line in (step.result or {}).get("lines") or []]
+
+
+SAID_GAP = 15.0
+"""lines that mention a topic this close together belong to one stretch of talk about it"""
+
+
+def _said_about(turn: Turn, tokens: set[str], around: float) -> Span | None:
+    """The stretch of talk about a topic: the run of lines said this turn that mention its words,
+    nearest to ``around`` (from the first mention to the end of the last)."""
+    said = [(float(x["start"]), float(x["end"])) for x in lines_read(turn, SPEECH) if matched(tokens, set(tokenize(x["text"]))) == tokens]
+    return _contiguous(said, around, gap=SAID_GAP)
 
 
 def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
@@ -87,10 +99,11 @@ def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | No
     return best[0], best[1]
 
 
-def part_of(turn: Turn, query: str) -> Span | None:
+def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     """Where the part of the video that ``query`` names is: the best hit of the search made for it,
     widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
-    to the hit's scene."""
+    to the hit's scene. A part named as something ``said`` ("after she talks about X") is the stretch
+    of talk that mentions it."""
     hits = search_hits(turn, query)
     if not hits:
         return None
@@ -100,10 +113,12 @@ def part_of(turn: Turn, query: str) -> Span | None:
     if not named:
         return None
     hit = named[0]
+    if said and (talk := _said_about(turn, tokens, float(hit["start"]))) is not None:
+        return talk
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
-        on_screen = _contiguous(_shown_with(_shown(turn), best["text"]), float(best["start"]))
+        on_screen = _contiguous(_shown_with(lines_read(turn), best["text"]), float(best["start"]))
         if on_screen is not None:
             return on_screen
         return float(best["start"]), float(best["end"])
@@ -122,7 +137,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
             return [] if turn.called(SEARCH) else None
         first, second = sorted([a, b])
         return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
-    base = part_of(turn, q.relation_to) if q.relation_to else None
+    base = part_of(turn, q.relation_to, said=q.relation_said) if q.relation_to else None
     if base is None and (q.follow_up or q.refers_back):
         base = anchor(turn)
     if q.relation and base is not None:
@@ -132,7 +147,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)
-    if q.position and (found := position_span(q.position, duration)) is not None:
+    if q.position and (found := position_span(q.position, duration, q.credits)) is not None:
         if spans:  # "the sonnet that opens the video": the named part, where it overlaps the opening
             spans = [s for s in spans if s[0] < found[1] and s[1] > found[0]] or spans
         else:
@@ -148,7 +163,7 @@ def widen_to_part(turn: Turn, span: Span) -> Span:
     """The part of the video a cited moment belongs to: the on-screen text shown at that moment, for
     as long as it stays (read this turn), else the moment itself."""
     best = span
-    lines = _shown(turn)
+    lines = lines_read(turn)
     for line in lines:
         if not line["start"] <= span[0] + 0.5 or line["end"] < span[0] - 0.5:
             continue

@@ -27,7 +27,7 @@ from .conversation import (
 )
 from .focus import MAX_READ, Span, clip, covered, named_spans, ranges_read, shift
 from .intents import intent_calls
-from .question import Question
+from .question import NOT_HEARD, Question
 
 SEARCH_K = 5
 PART_K = 3
@@ -89,7 +89,9 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
         elif q.operation and len(q.operands) >= 2:
             calls += [call(SEARCH, query=operand, k=PART_K) for operand in q.operands]
         elif _searches_its_words(turn):
-            calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K))
+            # a name, a place, a date or an address is said or written, never heard in a sound
+            written = {"modalities": ["ocr", "speech"]} if q.answer_type in NOT_HEARD else {}
+            calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K, **written))
     spans = named_spans(turn)
     if q.overview and not part_queries(q):
         whole = spans or ([(0.0, turn.duration)] if turn.duration else [])
@@ -100,11 +102,13 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     return calls + (_reads(turn, spans, tools, readers(q)) if spans else [])
 
 
-def _part_windows(turn: Turn) -> list[Span]:
+def _part_windows(turn: Turn, spoken: bool = False) -> list[Span]:
     """Around each named part's best hit, the scene it is in: read for its on-screen text, so that
-    the part can be widened to the time that text stays on screen."""
+    the part can be widened to the time that text stays on screen. ``spoken``: the windows of the
+    part named as something said, read for its speech, so that the stretch of talk can be found."""
+    q = turn.question
     windows = []
-    for part in part_queries(turn.question):
+    for part in ([q.relation_to] if q.relation_said else []) if spoken else part_queries(q):
         hits = search_hits(turn, part)
         if hits:
             windows.append((float(hits[0].get("scene_start", hits[0]["start"])), float(hits[0].get("scene_end", hits[0]["end"]))))
@@ -137,7 +141,7 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if not turn.steps:
         return first_calls(turn, tools)
     q = turn.question
-    windows = _reads(turn, _part_windows(turn), tools, [TEXT])
+    windows = _reads(turn, _part_windows(turn), tools, [TEXT]) + _reads(turn, _part_windows(turn, spoken=True), tools, [SPEECH])
     if windows:
         return windows
     spans = named_spans(turn)

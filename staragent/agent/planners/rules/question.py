@@ -76,12 +76,15 @@ _PART = "|".join(sorted(set(PART_NOUNS), key=len, reverse=True))
 _GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part", "section", "segment", "scene", "first", "last",
                   "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
                   "following", "earlier", "later", "current", "that", "this", "one"}
+_VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
 # What a relation may point at without naming a particular part: "after the narration", "before the music".
-_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *PART_NOUNS, *_GENERIC_PARTS, "narration", "narrator", "speaker",
-                                                  "presenter", "talking", "speaking", "music", "sound", "slide", "intro"])))
+_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *PART_NOUNS, *_GENERIC_PARTS, *_VOICES, "talking", "speaking",
+                                                  "slide", "intro"])))
 # Words that say what kind of answer is wanted; the video need not repeat them ("on what date ...").
 TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amount percent percentage place city country "
                                 "when who where which kind sort type"))
+# ... and those that only say an address is wanted: every web address is one
+URL_WORDS = frozenset(tokenize("web website site url link homepage address"))
 AFTER_BEFORE = re.compile(r"\b(right |just |immediately |shortly )?(after|before|following|next|previous|earlier|later)\b", re.I)
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
 _HMS = r"\d{1,2}:\d{2}:\d{2}"
@@ -137,6 +140,14 @@ _BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?(?P<a>[^?,]+?)\s+and\s+(?:the\s+)
 _RELATIVE = re.compile(
     r"\b(?:right\s+|just\s+|immediately\s+|shortly\s+)?(?P<rel>after|before|following|preceding)\s+(?P<what>(?:the\s+)?[^?,]+?)(?:\?|,|$)", re.I
 )
+# A part named by what someone says in it: "the speaker finishes talking about X", "she mentions X".
+_SAID_PART = re.compile(
+    r"^(?:(?:the\s+)?(?:speaker|narrator|presenter|host|reader|lecturer|teacher|he|she|they|someone|we|you|i)\s+)?"
+    r"(?:(?:has\s+)?(?:finish(?:es|ed)?|stops?|stopped|is done|starts?|started|begins?|began)\s+)?"
+    r"(?:(?:talk|speak)(?:s|ing|ed)?\s+about|spoke\s+about|mention(?:s|ed|ing)?|say(?:s|ing)?|said|"
+    r"discuss(?:es|ed|ing)?|explain(?:s|ed|ing)?|describ(?:es|ed|ing))\s+(?P<what>.+)$",
+    re.I,
+)
 _MOMENT_ASK = re.compile(
     r"^\s*(?:and\s+)?(?:when\b|at what (?:time|point|moment|minute|second)\b|at which (?:point|moment|time)\b|what time (?:in the video|into)\b|"
     r"how (?:far|long) into\b|what(?:'s| is) the timestamp\b|where in the (?:video|clip|film)\b)",
@@ -188,6 +199,7 @@ class Question:
     position: str | None = None  # start | end: the part of the video the question places itself in
     relation: str | None = None  # after | before
     relation_to: str | None = None  # what the relation is relative to ("the Dickens passage ends")
+    relation_said: bool = False  # ... named as something said ("after she talks about X"): its edge is in the speech
     between: tuple[str, str] | None = None
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
     moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
@@ -202,6 +214,9 @@ class Question:
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
+    asks_title: bool = False  # about a title (the biggest text on screen)
+    video_title: bool = False  # ... the video's own title
+    credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
     intent: Intent | None = None
 
     @property
@@ -217,8 +232,10 @@ class Question:
     @property
     def subject(self) -> list[str]:
         """Keywords without the words that only say where to look ("said", "screen", "sound"):
-        empty for "what is said between 0:30 and 0:45?"."""
-        return [w for w in self.keywords if w.lower() not in INTENT_WORDS]
+        empty for "what is said between 0:30 and 0:45?". A sound word is the subject when the question
+        is not about listening ("who did the music?")."""
+        where = INTENT_WORDS if "audio" in self.wants or self.answer_type not in NOT_HEARD else INTENT_WORDS - AUDIO_WORDS
+        return [w for w in self.keywords if w.lower() not in where]
 
     @property
     def topic(self) -> list[str]:
@@ -239,6 +256,8 @@ class Question:
         tokens = set(tokenize(" ".join(self.keywords if "audio" in self.wants and self.relation is None else self.topic)))
         if self.answer_type == "duration":  # "how long does it last": the words only ask for a length
             tokens -= DURATION_TOKENS
+        if self.video_title:  # "when does the film's title come up": no word of it is in the title itself
+            tokens -= _TITLE_TOKENS
         return tokens
 
     @property
@@ -277,7 +296,7 @@ def content_words(text: str) -> list[str]:
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
-    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\bshare\b|\bturnover\b|\bsave"),
+    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bsave"),
     ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
@@ -292,8 +311,24 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 ))
 
 
+# A sound never states a name, a place, a date or an address: "who did the music?", "where was the
+# sound mixing done?" are answered by the credits, not by listening.
+NOT_HEARD = {"person", "place", "url", "date"}
+_TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
+_VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
+_TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
+_CREDITS = re.compile(r"\bcredits\b|\bcredits? (?:roll|start|begin)")
+_OPENING_CREDITS = re.compile(r"\b(?:opening|start(?:ing)?|beginning|first)\s+credits\b")
+_WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:sound|noise)s?\b")
+_WH_CLAUSE = re.compile(r"^\s*(?:and\s+)?(?:what|which|who|whose|how)\b")
+
+
 def _answer_type(lower: str) -> str | None:
+    if _WHAT_SOUND.search(lower):
+        return None  # the sound itself is the answer: its label or its description, not a name or a time
     for kind, pattern in _ANSWER_TYPES:
+        if kind == "when" and _WH_CLAUSE.search(lower):
+            continue  # "what is said when the door opens": "when" places the question, it asks no time
         if pattern.search(lower) and not (kind == "time" and _MOMENT_ASK.search(lower)):  # "at what time does X begin": a moment
             return kind
     return None
@@ -529,24 +564,27 @@ def _scope(text: str, quoted: list[str]) -> str | None:
             words = scope.lower().split()
             if not words or f"the {scope.lower()}" in _NOT_A_SCOPE or scope.lower() in _NOT_A_SCOPE:
                 continue
-            if all(w in _GENERIC_PARTS or w in STOPWORDS for w in words):
-                continue  # "in the clip": the whole video
+            if all(w in _GENERIC_PARTS or w in _VOICES or w in STOPWORDS for w in words):
+                continue  # "in the clip", "after the narration": no particular part
             return scope
     return None
 
 
-def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None]:
-    """``(after|before, relative to what, (between a, b))``."""
+def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool]:
+    """``(after|before, relative to what, (between a, b), whether that is named as something said)``."""
     if operation == "discount" or re.search(r"\bhow (?:long|much time|many (?:seconds|minutes))\b", lower):
-        return None, None, None  # "after the discount", "how long before it reverts": no moment of the video
+        return None, None, None, False  # "after the discount", "how long before it reverts": no moment of the video
     if m := _BETWEEN.search(text):
         a, b = _strip(m["a"]), _strip(m["b"])
         if not re.match(r"^\d", a):  # "between 1:00 and 1:30" is a clock range, read elsewhere
-            return None, None, (a, b)
+            return None, None, (a, b), False
     if m := _RELATIVE.search(text):
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Dickens passage ends": the part is what matters; its edge is the relation's
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)$", "", _strip(m["what"]), flags=re.I)
+        said = False
+        if spoken := _SAID_PART.match(what):  # "the speaker finishes talking about X": X, where it is said
+            what, said = _strip(spoken["what"]), True
         for q in quoted:
             if q in text[m.start():]:
                 what = q
@@ -554,10 +592,10 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
             what = None  # "after that", "before it reverts": relative to what the last answer cited
         elif not set(tokenize(what)) - _GENERIC_TARGETS:
             what = None  # "after the narration": no particular part, the one the question's topic is in
-        return rel, what, None
+        return rel, what, None, said and what is not None
     if found := AFTER_BEFORE.search(lower):
-        return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None
-    return None, None, None
+        return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None, False
+    return None, None, None, False
 
 
 def analyse(text: str, previous: Question | None = None) -> Question:
@@ -575,14 +613,14 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         wants.add("speech")
     if words & OCR_WORDS or "on screen" in bare_lower:
         wants.add("ocr")
-    if words & AUDIO_WORDS:
+    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
     operation = _operation(bare_lower)
     intent = find_intent(text)
     time_range, moment = _video_time(text)
-    relation, relation_to, between = _relation(bare, bare_lower, operation, quoted)
+    relation, relation_to, between, relation_said = _relation(bare, bare_lower, operation, quoted)
     if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
         relation_to = next((q for q in quoted if text[m.end() - 1 :].lstrip("'\"“‘").startswith(q)), relation_to)
     question = Question(
@@ -599,6 +637,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         intent=intent,
         relation=relation,
         relation_to=relation_to,
+        relation_said=relation_said,
         between=between,
     )
     question.owner = _owner(text, question.operands)
@@ -606,7 +645,14 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.scope = _scope(text, quoted) if time_range is None else None
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
         question.scope = None  # "after the Dickens passage": the part is what the moment is relative to, not where to look
-    if _POSITION_START.search(bare):
+    question.asks_title = bool(_TITLE_WORD.search(bare_lower))
+    question.credits = bool(_CREDITS.search(bare_lower))
+    question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower)) and not question.scope and time_range is None
+    if question.video_title:
+        question.position = "start"  # the film's own title is shown near its beginning
+    elif question.credits and not question.scope and time_range is None:
+        question.position = "start" if _OPENING_CREDITS.search(bare_lower) else "end"
+    elif _POSITION_START.search(bare):
         question.position = "start"
     elif _POSITION_END.search(bare):
         question.position = "end"
@@ -627,7 +673,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.role = role[0].lower()
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     question.refers_back = previous is not None and bool(_BACK.search(bare))
-    own_words = [w for w in keywords if w.lower() not in INTENT_WORDS]
+    own_words = question.subject
     if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
         question.follow_up = True
         # the earlier topic says where this one is (its own words say what it asks), and it holds

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
+from .layout import Box, height, replaced, row_mates, superseded
 from .question import Question
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
@@ -41,8 +42,12 @@ _TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof|Sir|Lady|Lord)\.?\s", re.I)
 
 def person_names(text: str) -> list[str]:
     """Names of people written in ``text``: capitalised words in a row, at least one of which is no
-    common English word ("Sacha Goedegebure", "Mr. John Dashwood"; not "Desktop Sharing")."""
+    common English word ("Sacha Goedegebure", "Mr. John Dashwood", "BRECHT VAN LOMMEL" in capitals;
+    not "Desktop Sharing")."""
     common = common_words()
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) >= 4 and all(c.isupper() for c in letters):
+        text = text.title()  # credits written in capitals
     out = []
     for name in NAME.findall(text):
         name = re.sub(r"^(?:(?:The|A|An|This|That|Our|My|Your|Their|His|Her|Its|And|But|So|Then|In|On|At|Of|For|With)\s+)+", "", name)
@@ -156,6 +161,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
     if not tokenize(news):
         score -= 0.4
+    elif sum(c.isalnum() for c in e.text) <= 2:
+        score -= 0.4  # "Q", "x": an icon read as a letter
     for quote in q.quoted:
         found = quote_share(quote, e.text)
         if found >= 0.6:
@@ -179,10 +186,11 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     return score, share
 
 
-def names_in_question(q: Question) -> set[str]:
-    """The tokens of the names the question uses: capitalised words not at its start ("Montreal")."""
+def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
+    """The names the question uses, as the search tokens of each: capitalised words not at its start
+    ("Montreal"; "CloudBase" is {cloud, base}, and "DataBase" does not name it)."""
     words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + q.text.split(None, 1)[-1]) if " " in q.text else []
-    return set(tokenize(" ".join(words)))
+    return [found for word in words if (found := set(tokenize(word)) & wanted)]
 
 
 def is_heading(text: str) -> bool:
@@ -198,14 +206,15 @@ LABEL_SECONDS = 2.5
 line by line)"""
 
 
-def labelled(evidence: list[Evidence]) -> dict[tuple, str]:
-    """On-screen lines and the heading shown above them, by the line's ``Evidence.key()``: a value
-    under its label ("Resolution:" then "1280×1024"), names under a credit ("PRODUCED BY" then a
-    name), until the next heading. Lines are taken in order of appearance (the tools list lines that
-    appear together top to bottom, and that order is kept); a line is under the last heading when it
-    appeared with it or shortly after, while the heading was still on screen."""
+def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) -> dict[tuple, list[Evidence]]:
+    """On-screen lines and the lines that label them, by the line's ``Evidence.key()``: the heading
+    shown above them (names under a credit, "PRODUCED BY" then a name, until the next heading; a line
+    is under the last heading when it appeared with it or shortly after, while the heading was still on
+    screen); and, where the lines' places on the frame are known (``boxes``), the label left of a value
+    on its row ("Resolution:" | "1280 × 1024"), the role right of a name ("SACHA GOEDEGEBURE" |
+    "Director"), and the text a line replaced at its place (the field's placeholder, "Type to search")."""
     shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
-    out: dict[tuple, str] = {}
+    out: dict[tuple, list[Evidence]] = {}
     heading: Evidence | None = None
     for e in shown:
         if heading is not None and not (heading.start - 0.5 <= e.start <= min(heading.end, heading.start + LABEL_SECONDS)):
@@ -213,8 +222,22 @@ def labelled(evidence: list[Evidence]) -> dict[tuple, str]:
         if is_heading(e.text):
             heading = e
         elif heading is not None:
-            out[e.key()] = heading.text.rstrip(" :")
+            out[e.key()] = [heading]
+    if boxes:
+        for e in shown:
+            left, right = row_mates(e, shown, boxes)
+            if left is not None and not person_names(left.text):
+                out.setdefault(e.key(), []).append(left)
+            if right is not None and person_names(e.text) and not person_names(right.text):
+                out.setdefault(e.key(), []).append(right)
+            if (before := replaced(e, shown, boxes)) is not None:
+                out.setdefault(e.key(), []).append(before)
     return out
+
+
+def label_text(labels: dict[tuple, list[Evidence]], e: Evidence) -> str:
+    """What labels ``e``, as one text ("" when nothing does)."""
+    return " · ".join(label.text.rstrip(" :") for label in labels.get(e.key(), []))
 
 
 def rank(
@@ -225,23 +248,28 @@ def rank(
     focus: list[tuple[float, float]] | None = None,
     search_rank: dict[tuple, int] | None = None,
     edge: float | None = None,
+    boxes: dict[tuple, Box] | None = None,
 ) -> list[Scored]:
     """Every line that bears on the question, best first. ``focus``: the spans the question names
     (lines outside them are left out when any line is inside); ``search_rank``: the rank (1 = best)
     of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
-    placed right after or before something points at (the nearer a sound, the likelier)."""
+    placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
+    where on the frame each on-screen line was read."""
     wanted = q.tokens if wanted is None else wanted
     tokens = {e.key(): set(tokenize(e.text)) for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
-    names = names_in_question(q) & wanted
+    names = names_in_question(q, wanted)
     sounds = [e.start for e in evidence if e.modality == "audio"]
     first, last = (min(sounds), max(sounds)) if sounds else (0.0, 0.0)
     inside_focus = False
     if focus:
         inside = [e for e in evidence if any(e.start < b and e.end > a for a, b in focus)]
         evidence, inside_focus = inside or evidence, bool(inside)
-    labels = labelled(evidence)
+    labels = labelled(evidence, boxes)
+    labelling = {label.key() for found in labels.values() for label in found}
+    tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
+    span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
@@ -250,16 +278,30 @@ def rank(
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
             about = set().union(*(tokens[o.key()] for o in evidence if o.start < e.end + 2 and o.end > e.start - 2))
-            if not matched(names, about):
+            if not any(matched(name, about) == name for name in names):
                 score -= 0.6
-        if (label := labels.get(e.key())) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
-            score += 0.5  # "Resolution:" on the line above "1280×1024": the value of what is asked
-            share = max(share, weighted(matched(wanted, set(tokenize(label))), weights))
+        if e.key() in labelling and e.key() not in labels and matched(wanted, tokens[e.key()]):
+            score -= 0.3  # the question names a label, a heading, a placeholder: what it labels is the answer
+        if (label := label_text(labels, e)) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
+            # "Resolution:" beside "1280 × 1024": the value of what is asked, as if it held the label's words
+            named = weighted(matched(wanted, set(tokenize(label))), weights)
+            exact = len(matched(set(tokenize(label)), wanted)) / len(set(tokenize(label)))  # "Director" over "Art Director"
+            score += 0.5 + max(0.0, named - share) + 0.3 * exact
+            share = max(share, named)
         if e.modality == "audio" and q.relation and edge is not None:
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / 20.0)
         elif e.modality == "audio" and q.relation and last > first:
             position = (e.start - first) / (last - first)
             score += 0.15 * (position if q.relation == "after" else 1 - position)
+        if boxes and e.modality == "ocr" and superseded(e, evidence, boxes):
+            score -= 0.5  # typing in progress: the finished text stands where it stood
+        if q.asks_title and boxes and e.key() in boxes and height(boxes[e.key()]) >= 0.8 * tallest:
+            score += 0.8  # a title is the biggest text around
+            share = max(share, 0.5)
+        if q.position and inside_focus and span[1] > span[0]:
+            # "at the end": of two answers in the closing part, the later one; "at the start", the earlier
+            where = (e.start - span[0]) / (span[1] - span[0])
+            score += 0.2 * (where if q.position == "end" else 1.0 - where)
         if search_rank and (place := search_rank.get(e.key())):
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
