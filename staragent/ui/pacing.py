@@ -44,10 +44,12 @@ def batched(events: Iterator[T], interval: float) -> Iterator[list[T]]:
         except BaseException as exc:  # noqa: BLE001 - handed to the reading side, raised there
             inbox.put(_Failed(exc))
         finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()
-            inbox.put(_END)
+            try:
+                close = getattr(events, "close", None)
+                if close is not None:
+                    close()
+            finally:  # the reader never waits for an end that does not come
+                inbox.put(_END)
 
     context = contextvars.copy_context()  # what the caller's context holds, the stream sees too
     threading.Thread(target=context.run, args=(pump,), name="paced-events", daemon=True).start()
