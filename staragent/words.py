@@ -180,3 +180,51 @@ def common_words() -> frozenset[str]:
     except OSError:  # a read-only cache: derived again next time
         pass
     return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """WordNet's nouns: lemma -> synset offsets (commonest sense first), and offset -> (its words, its
+    hyponyms' offsets). Read whole from the first database found: the files may have CRLF endings, so
+    lines are keyed by the offset they start with rather than sought by byte. Empty without WordNet."""
+    dirs = wordnet_dirs()
+    if not dirs:
+        return {}, {}
+    lemmas: dict[str, tuple[str, ...]] = {}
+    with open(dirs[0] / "index.noun", encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if not line.startswith(" "):
+                fields = line.split()
+                lemmas[fields[0]] = tuple(fields[-int(fields[2]):])
+    synsets: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    with open(dirs[0] / "data.noun", encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if line.startswith(" "):
+                continue
+            fields = line.split(" | ", 1)[0].split()
+            n_words = int(fields[3], 16)
+            at = 4 + 2 * n_words
+            hyponyms = tuple(fields[at + 2 + 4 * i] for i in range(int(fields[at])) if fields[at + 1 + 4 * i] in ("~", "~i"))
+            synsets[fields[0]] = (tuple(fields[4 + 2 * i].lower() for i in range(n_words)), hyponyms)
+    return lemmas, synsets
+
+
+@functools.lru_cache(maxsize=4096)
+def kinds_of(noun: str, depth: int = 3) -> frozenset[str]:
+    """Single words naming a kind of ``noun`` in its commonest sense, after WordNet ("poem": sonnet,
+    ode, haiku ...; "speech": address, lecture, sermon ...), down ``depth`` levels; empty when WordNet
+    is missing. Rarer senses are left out: they bring noise ("speech" as "language")."""
+    lemmas, synsets = _noun_net()
+    found: set[str] = set()
+    level = list(lemmas.get(noun.lower(), ()))[:1]
+    seen = set(level)
+    for _ in range(depth + 1):
+        following = []
+        for offset in level:
+            words, hyponyms = synsets.get(offset, ((), ()))
+            found.update(w for w in words if w.isalpha())
+            following += [h for h in hyponyms if h not in seen]
+            seen.update(hyponyms)
+        level = following
+    found.discard(noun.lower())
+    return frozenset(found)

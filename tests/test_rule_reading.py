@@ -306,10 +306,12 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
     raise AssertionError("the planner never answered")
 
 
-def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_slide():
-    def line(tool, modality, start, end, text):
-        return Evidence(start=start, end=end, modality=modality, text=text, source=tool)
+def line(tool, modality, start, end, text):
+    """A line a tool found: ``tool`` reported it, ``modality`` is how it reached the video."""
+    return Evidence(start=start, end=end, modality=modality, text=text, source=tool)
 
+
+def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_slide():
     world = [
         line("extract_scene_text", "ocr", 40, 62, "Halden warehouse"),
         line("extract_scene_text", "ocr", 40, 62, "Pallets in stock: 2311"),
@@ -465,3 +467,23 @@ def test_a_follow_up_with_words_of_its_own_asks_about_them():
     first = analyse("Who directed Lanternfall?")
     music = analyse("And who did the music?", first)
     assert music.follow_up and "music" in music.tokens and "direct" not in music.tokens
+
+
+def test_a_part_named_by_a_general_word_is_found_where_a_kind_of_it_is_named():
+    world = [
+        line("extract_scene_text", "ocr", 0, 50, "Sense and Sensibility - Jane Austen"),
+        line("transcribe_speech", "speech", 10, 14, "He was not an ill-disposed young man."),
+        line("extract_scene_text", "ocr", 60, 110, "Sonnet 18 - William Shakespeare"),
+        line("transcribe_speech", "speech", 70, 74, "The young man is more lovely and more temperate."),
+    ]
+    hits = [{"start": 0.0, "end": 50.0, "scene_start": 0.0, "scene_end": 50.0, "timestamp": "0:00-0:50", "evidence": [world[0].model_dump()]},
+            {"start": 60.0, "end": 110.0, "scene_start": 60.0, "scene_end": 110.0, "timestamp": "1:00-1:50", "evidence": [world[2].model_dump()]}]
+    final = _converse("What does the poem say about the young man?", world, hits)
+    assert "temperate" in final.content and "ill-disposed" not in final.content, final.content
+
+
+def test_kinds_of_a_thing_come_from_its_commonest_sense():
+    from staragent.words import kinds_of
+
+    assert {"sonnet", "ode"} <= kinds_of("poem") and "address" in kinds_of("speech")
+    assert "bus" not in kinds_of("speech")  # a rare sense of the word brings no kinds

@@ -10,6 +10,7 @@ import re
 from ....errors import StarAgentError
 from ....index.text import tokenize
 from ....timecodes import parse_range
+from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .question import resolve_range
 from .ranking import matched
@@ -99,6 +100,12 @@ def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | No
     return best[0], best[1]
 
 
+def _kinds(query: str) -> set[str]:
+    """The tokens of the kinds of the last noun of ``query`` ("the Shakespeare poem": sonnet, ode ...)."""
+    words = [w for w in re.findall(r"[a-z]+", query.lower()) if w not in ("the", "a", "an", "this", "that")]
+    return {t for kind in kinds_of(words[-1]) for t in tokenize(kind)} if words else set()
+
+
 def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     """Where the part of the video that ``query`` names is: the best hit of the search made for it,
     widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
@@ -108,8 +115,12 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     if not hits:
         return None
     tokens = set(tokenize(query))
-    # the part is where its words are: a hit that holds none of them found something else
+    # the part is where its words are: a hit that holds none of them found something else; failing
+    # that, where a kind of the thing is named ("the poem": a title that says "Sonnet")
     named = [h for h in hits if any(matched(tokens, set(tokenize(m["text"]))) for m in h.get("evidence") or [])]
+    if not named and (kinds := _kinds(query)):
+        named = [h for h in hits if any(set(tokenize(m["text"])) & kinds for m in h.get("evidence") or [])]
+        tokens = kinds
     if not named:
         return None
     hit = named[0]
