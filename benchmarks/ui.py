@@ -21,10 +21,32 @@ RUNS = 5
 PAGE_READY = "return !!document.querySelector('#sa-question textarea')"
 VIDEO_READY = "var s = document.querySelector('.sa-status'); return s && s.dataset.state"
 ANSWERS = "return document.querySelectorAll('#sa-chat .sa-answer').length"
+# The page's own clock: the Enter key going down, and the first frame painted with one more answer
+# in the chat. Free of WebDriver's round trips, which the polled time below also counts.
+WATCH_ANSWER = """
+var chat = document.getElementById('sa-chat'), before = chat.querySelectorAll('.sa-answer').length;
+window.saTimes = {asked: null, answered: null};
+document.addEventListener('keydown', function (e) {
+  if (e.key === 'Enter' && window.saTimes.asked === null) window.saTimes.asked = performance.now();
+}, true);
+new MutationObserver(function (changes, observer) {
+  if (chat.querySelectorAll('.sa-answer').length > before) {
+    observer.disconnect();
+    requestAnimationFrame(function () { window.saTimes.answered = performance.now(); });
+  }
+}).observe(chat, {childList: true, subtree: true});
+"""
+PAGE_TIMES = "var t = window.saTimes; return t && t.asked !== null && t.answered !== null ? (t.answered - t.asked) / 1000 : null"
 
 
-def import_gradio() -> tuple[float, float]:
-    """Wall and CPU seconds a fresh Python spends importing Gradio (most of the page's start)."""
+IMPORTS = {
+    "import_gradio": "import gradio",  # as any program imports it
+    "import_gradio_lean": "from staragent.ui.gradio_import import import_gradio; import_gradio()",  # as the page does
+}
+
+
+def import_gradio(code: str) -> tuple[float, float]:
+    """Wall and CPU seconds a fresh Python spends running ``code`` (importing Gradio, most of the page's start)."""
     import resource
 
     def children_cpu() -> float:
@@ -33,7 +55,7 @@ def import_gradio() -> tuple[float, float]:
 
     before = children_cpu()
     with Timer() as t:
-        subprocess.run([sys.executable, "-c", "import gradio"], check=True, env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"})
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"})
     return t.seconds, children_cpu() - before
 
 
@@ -56,6 +78,7 @@ def one_run(video: Path, cache: Path, question: str) -> dict:
             wait_http(url, 120, process)
             served = time.perf_counter() - started
             served_cpu = cpu_seconds(process.pid)
+            check_real_page(url)
             page.get(url)
             wait_for(page, lambda p: p.execute_script(PAGE_READY), 120, poll=0.02)
             usable = time.perf_counter() - started
@@ -66,14 +89,27 @@ def one_run(video: Path, cache: Path, question: str) -> dict:
             opened = time.perf_counter() - opened_at
             box = page.find_element(By.CSS_SELECTOR, "#sa-question textarea")
             box.send_keys(question)
+            page.execute_script(WATCH_ANSWER)
             before = cpu_seconds(process.pid)
             asked = time.perf_counter()
             box.send_keys(Keys.ENTER)
             wait_for(page, lambda p: p.execute_script(ANSWERS) >= 1, 120, poll=0.02)
             answered = time.perf_counter() - asked
             answer_cpu = cpu_seconds(process.pid) - before
+            on_page = wait_for(page, lambda p: p.execute_script(PAGE_TIMES), 10, poll=0.02)
     return {"served_s": served, "served_cpu_s": served_cpu, "page_ready_s": usable, "video_open_s": opened,
-            "first_answer_s": answered, "first_answer_cpu_s": answer_cpu, "load_average": os.getloadavg()[0]}
+            "first_answer_s": on_page, "first_answer_polled_s": answered, "first_answer_cpu_s": answer_cpu,
+            "load_average": os.getloadavg()[0]}
+
+
+def check_real_page(url: str) -> None:
+    """The first 200 must be the page itself: Gradio's app with its config (video picker, chat, question box)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as response:
+        body = response.read().decode("utf-8", "replace")
+    if not all(marker in body for marker in ("window.gradio_config", "sa-video", "sa-chat", "sa-question")):
+        raise RuntimeError(f"{url} answered, but not with the page's config")
 
 
 def main(minutes: float = 60.0) -> dict:
@@ -102,8 +138,9 @@ def main(minutes: float = 60.0) -> dict:
         "video": {"minutes": minutes, "file": video.name},
         "runs": runs,
         **{key: summary([r[key] for r in runs]) for key in runs[0]},
-        **dict(zip(("import_gradio_s", "import_gradio_cpu_s"), map(summary, zip(*[import_gradio() for _ in range(3)])))),
     }
+    for name, code in IMPORTS.items():
+        data.update(zip((f"{name}_s", f"{name}_cpu_s"), map(summary, zip(*[import_gradio(code) for _ in range(3)]))))
     save("ui_cpu", data)
     return data
 

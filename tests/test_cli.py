@@ -14,7 +14,7 @@ def run(*args, cache=None, stdin=None):
 
 
 def test_help_is_instant_and_imports_nothing_heavy():
-    code = "import sys, staragent.cli; heavy = {'torch', 'langgraph', 'transformers', 'av', 'faiss', 'cv2', 'gradio', 'mcp'} & set(sys.modules); print(sorted(heavy))"
+    code = "import sys, staragent.cli; heavy = {'torch', 'langgraph', 'langchain_core', 'transformers', 'av', 'faiss', 'cv2', 'gradio', 'mcp', 'numpy', 'scipy', 'nltk', 'pydantic'} & set(sys.modules); print(sorted(heavy))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
     result = run("--help")

@@ -19,6 +19,7 @@ from staragent.index.stages import STAGES
 from staragent.schema import Answer, Evidence
 from staragent.ui import render
 from staragent.ui.jobs import OpenJobs
+from staragent.ui.pacing import batched
 
 
 def test_only_videos_inside_the_allowed_folders_can_be_opened(tmp_path):
@@ -117,6 +118,51 @@ def test_the_agent_reports_each_tool_call_as_it_runs_then_the_answer(agent, fore
     for s in started:  # a call is announced before its result
         assert events.index(s) < next(i for i, e in enumerate(events) if isinstance(e, ToolFinished) and e.call_id == s.call_id)
     assert [f.step for f in finished] == events[-1].answer.trajectory
+
+
+def test_steps_arriving_together_are_shown_in_one_update_without_holding_back_a_slow_one():
+    slow_step_running, let_it_finish, closed = threading.Event(), threading.Event(), threading.Event()
+
+    def steps():
+        try:
+            yield "search started"
+            slow_step_running.set()
+            let_it_finish.wait(30)
+            yield from ("search finished", "read started", "read finished", "answer")
+        finally:
+            closed.set()
+
+    updates = batched(steps(), interval=60)  # far longer than the test: nothing may wait for it
+    assert next(updates) == ["search started"]  # shown while the step still runs
+    assert slow_step_running.wait(10) and not let_it_finish.is_set()
+    let_it_finish.set()
+    assert list(updates) == [["search finished", "read started", "read finished", "answer"]]  # one update, sent at the end
+    assert closed.is_set()
+
+
+def test_a_failing_stream_fails_the_reader_and_a_page_that_leaves_stops_it():
+    def failing():
+        yield 1
+        raise InputError("the question is empty")
+
+    updates = batched(failing(), interval=0)
+    assert next(updates) == [1]
+    with pytest.raises(InputError, match="empty"):
+        next(updates)
+
+    stopped = threading.Event()
+
+    def endless():
+        try:
+            while True:
+                yield "step"
+        finally:
+            stopped.set()
+
+    updates = batched(endless(), interval=0)
+    assert next(updates)
+    updates.close()
+    assert stopped.wait(10)
 
 
 def test_conversations_are_listed_and_resumable_after_a_restart(foreign, foreign_index, session_cache):

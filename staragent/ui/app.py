@@ -10,6 +10,7 @@ Keys exist only for videos opened through the page (and so checked against the a
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import logging
 import threading
@@ -20,10 +21,13 @@ from ..agent.runner import Answered, ToolFinished, ToolStarted
 from ..agent.videos import VideoFolders
 from ..errors import StarAgentError
 from . import render
+from .gradio_import import import_gradio
 from .jobs import OpenJobs
+from .pacing import batched
 
 log = logging.getLogger("staragent.ui")
 POLL_SECONDS = 0.3
+UPDATE_SECONDS = 0.15  # the chat is redrawn at most this often while the agent works (see pacing)
 
 # A click on any "#t=SECONDS" link seeks the player there and plays (capture phase: before
 # Gradio's own link handling, which would open a new tab).
@@ -92,10 +96,10 @@ def player_html(key: str | None) -> str:
 
 def build_app(agent, folders: VideoFolders):
     """The FastAPI app serving the page and its media routes."""
-    import gradio as gr
     from fastapi import FastAPI, HTTPException
     from fastapi.responses import FileResponse, Response
 
+    gr = import_gradio()
     settings = agent.settings
     library = Library(folders)
     jobs = OpenJobs(agent)
@@ -201,18 +205,19 @@ def build_app(agent, folders: VideoFolders):
         yield "", history, state, gr.update()
         shown: dict[str, int] = {}
         try:
-            for event in agent.stream(path, question, thread_id=state["thread"]):
-                if isinstance(event, ToolStarted):
-                    shown[event.call_id] = len(history)
-                    history.append(render.step_message(event.call_id, event.tool, event.args))
-                elif isinstance(event, ToolFinished):
-                    message = render.step_message(event.call_id, event.step.tool, event.step.args, event.step, duration)
-                    if event.call_id in shown:
-                        history[shown[event.call_id]] = message
-                    else:
-                        history.append(message)
-                elif isinstance(event, Answered):
-                    history.append({"role": "assistant", "content": render.answer_markdown(event.answer, duration, frame_url(key))})
+            for events in batched(agent.stream(path, question, thread_id=state["thread"]), UPDATE_SECONDS):
+                for event in events:
+                    if isinstance(event, ToolStarted):
+                        shown[event.call_id] = len(history)
+                        history.append(render.step_message(event.call_id, event.tool, event.args))
+                    elif isinstance(event, ToolFinished):
+                        message = render.step_message(event.call_id, event.step.tool, event.step.args, event.step, duration)
+                        if event.call_id in shown:
+                            history[shown[event.call_id]] = message
+                        else:
+                            history.append(message)
+                    elif isinstance(event, Answered):
+                        history.append({"role": "assistant", "content": render.answer_markdown(event.answer, duration, frame_url(key))})
                 yield "", history, state, gr.update()
         except StarAgentError as exc:
             history.append(render.error_message(str(exc)))
@@ -274,6 +279,8 @@ def build_app(agent, folders: VideoFolders):
     gr.mount_gradio_app(
         app, page, path="/", head=SEEK_SCRIPT, css=CSS, footer_links=[], show_error=False,
         max_file_size=int(settings.serve.max_upload_mb * 2**20), allowed_paths=[],
+        ssr_mode=False, mcp_server=False,  # no Node.js renderer, and no MCP server of Gradio's: `staragent mcp` is ours
+        run_history=False,  # conversations are kept as threads; Gradio would also copy every run into the browser's storage
     )
     return app
 
@@ -306,12 +313,23 @@ def serve(agent, folders: VideoFolders, *, host: str = "127.0.0.1", port: int = 
 
     cache = agent.settings.cache_dir
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # nothing leaves the machine
+    # Gradio recomputes the statistics of its monitoring page (with pandas) after every event; the
+    # page never shows them (monitoring is off), so they are never recomputed.
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(2**62))
     os.environ.setdefault("GRADIO_TEMP_DIR", str(cache / "ui" / "incoming"))  # uploads land beside the cache: a move, not a copy
     import uvicorn
 
     from ..access import TokenGate
 
-    app = build_app(agent, folders)
+    # Nearly everything made while the page is built (Gradio's modules, the page's blocks) lives as
+    # long as the server: the collector is paused meanwhile, and then told to leave those objects
+    # out of its rounds, which otherwise walk them all again now and then, answers waiting.
+    gc.disable()
+    try:
+        app = build_app(agent, folders)
+        gc.freeze()
+    finally:
+        gc.enable()
     address = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/" + (f"?token={token}" if token else "")
     echo(f"staragent: the page for {folders.describe()} is at {address} (Ctrl-C stops)")
     uvicorn.run(TokenGate(app, token) if token else app, host=host, port=port, log_level="warning")

@@ -21,7 +21,19 @@ one task per video (:mod:`.run`). Every writer call goes through :class:`.llm.Wr
 structured output, retries with the problem fed back, a reply cache, token counts).
 """
 
-from .pipeline import STAGE_NAMES, Options, VideoResult
-from .run import generate
+from __future__ import annotations
 
-__all__ = ["STAGE_NAMES", "Options", "VideoResult", "generate"]
+import importlib
+
+# Loaded on first use: the command-line tool imports ``datagen.cli`` (and so this package) at every
+# start, and the pipeline pulls in NLTK and SciPy.
+_EXPORTS = {"STAGE_NAMES": ".pipeline", "Options": ".pipeline", "VideoResult": ".pipeline", "generate": ".run"}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
