@@ -150,12 +150,14 @@ def ui_section(data: dict) -> list[str]:
     return [
         "## The page: start-up and first answer (CPU, offline profile)",
         "",
-        f"Machine: {m['cpu']}, {m['cores']} cores{', GPU ' + m['gpu'] if m.get('gpu') else ', no GPU'}; measured {m['date']}, "
-        f"on a shared machine (expect noise). Command: `{data['command']}`.",
+        f"Machine: {m['cpu']}, {m['cores']} cores{', GPU ' + m['gpu'] if m.get('gpu') else ', no GPU'}; measured {m['date']}. "
+        f"Command: `{data['command']}`.",
         f"Video: the {data['video']['minutes']:.0f}-minute generated sample, indexed beforehand. {runs} runs, each starting a fresh "
-        "`staragent ui`; times are what headless Chromium saw. The machine was shared: its load average (runnable processes, for "
-        f"{m['cores']} cores) was {min(loads):.1f} to {max(loads):.1f} during the runs, so wall times include waiting for a core; "
-        "the CPU rows give the server's own work, which is about what the wall time would be on an idle machine.",
+        "`staragent ui`; times are what headless Chromium saw. The machine's load average (runnable processes, for "
+        f"{m['cores']} cores) was {min(loads):.1f} to {max(loads):.1f} during the runs"
+        + (": it was otherwise idle." if max(loads) < m["cores"] else
+           ", so wall times include waiting for a core; the CPU rows give the server's own work, which is about what the wall "
+           "time would be on an idle machine."),
         "",
         "| measure | p50 | best / worst | target |",
         "| --- | --- | --- | --- |",
