@@ -39,6 +39,7 @@ def test_ask_in_the_browser_and_jump_to_a_timestamp(h264_talk, tmp_path):
         if os.environ.get("STARAGENT_REQUIRE_BROWSER"):
             pytest.fail("STARAGENT_REQUIRE_BROWSER is set but chromium / chromium-driver are missing (make system-deps installs them)")
         pytest.skip("no browser: apt-get install chromium chromium-driver")
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -73,9 +74,17 @@ def test_ask_in_the_browser_and_jump_to_a_timestamp(h264_talk, tmp_path):
 
         target = float(links[0][0].removeprefix("#t="))
         assert 9 <= target <= 20  # the speaker's slide, 0:10-0:20
-        link = page.find_elements(By.CSS_SELECTOR, f"#sa-chat a[href='{links[0][0]}']")[0]
-        page.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
-        link.click()
+
+        def click_link(p):
+            try:
+                link = p.find_elements(By.CSS_SELECTOR, f"#sa-chat a[href='{links[0][0]}']")[0]
+                p.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
+                link.click()
+                return True
+            except StaleElementReferenceException:
+                return False  # the chat was redrawn between finding the link and clicking it: find it again
+
+        wait_for(page, click_link, 20)
         position = wait_for(page, lambda p: (t := p.execute_script("return document.getElementById('sa-player').currentTime")) >= target - 0.25 and t, 20)
         assert target - 0.25 <= position <= target + 3  # it jumped there (and may have started playing)
         assert page.current_url.startswith(url)  # no navigation away from the page
