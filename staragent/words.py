@@ -150,7 +150,7 @@ def wordnet_dirs() -> list[Path]:
 @functools.lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
     """English words that WordNet lists in lower case (nouns, verbs, adjectives, adverbs): "desktop",
-    "sharing", "bunny" are common words, "Goedegebure" or "Antopolski" are not. A person's name is
+    "sharing", "rabbit" are common words, "Vandermeer" or "Penhallow" are not. A person's name is
     unlikely to be made of such words only. Read from WordNet once, then from a list kept in the
     cache (reading WordNet takes a second or two). Empty without WordNet."""
     from .config import env_cache_dir

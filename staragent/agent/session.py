@@ -31,7 +31,7 @@ class Session:
 
     def video_facts(self) -> dict:
         """What the graph keeps about the video for planners that read it: its length, and its file's
-        name (often the title: "big_buck_bunny_720p.mp4")."""
+        name (often the title: "harbour_lights_trailer.mp4")."""
         if self.index is None:
             return {}
         path = str(self.index.manifest.video.get("path") or "")

@@ -52,7 +52,7 @@ LONG_LINE = 30  # words: a longer line is quoted by its sentences that bear on t
 
 def excerpt(text: str, q: Question | None) -> str:
     """A long line's sentences that bear on the question (the best one and the one after it, which
-    often completes it: "the age of wisdom. It was the age of foolishness"); a short line whole."""
+    often completes it: "the hour of the tide. It was the hour of the storm"); a short line whole."""
     parts = _SENTENCE.split(text.strip())
     if q is None or len(parts) <= 2 or len(text.split()) <= LONG_LINE:
         return text
@@ -121,7 +121,7 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     best = scored[0].evidence
     chosen = [best]
     if not tokenize(beyond_question(best.text, q)):
-        # the line only repeats the question ("the age of wisdom"): what is asked is said right after it
+        # the line only repeats the question ("the hour of the tide"): what is asked is said right after it
         following = sorted((e for e in turn.evidence() if e.modality == best.modality and e.source != SEARCH
                             and best.end - 0.5 <= e.start <= best.end + 3 and e.key() != best.key()), key=lambda e: e.start)
         chosen += following[:1]
@@ -156,7 +156,7 @@ def _visual_refusal(turn: Turn) -> tuple[str, list[Evidence]]:
 
 
 def _named_file(turn: Turn) -> str:
-    """How the video's file is named, as words ("big_buck_bunny_720p.mp4": "big buck bunny 720p"): a
+    """How the video's file is named, as words ("harbour_lights_trailer-final.mp4": "harbour lights trailer final"): a
     person names a file for what it holds, and the overview says so when the video shows no title."""
     if not turn.video_name:
         return ""
@@ -392,7 +392,7 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         return []  # "under what licence ...": a line about the licence, saying more than the question, answers
     labels = labelled(turn.evidence(), boxes_of(lines_read(turn)))
     if any(matched(wanted | asked, set(tokenize(label_text(labels, e)))) and tokenize(beyond_question(e.text, q)) for e in cited):
-        return []  # a value under or beside a label the question names ("Resolution:" | "1280 × 1024")
+        return []  # a value under or beside a label the question names ("Orientation:" | "Landscape")
     if lost or (untyped and missing):
         return [w for w in q.subject if set(tokenize(w)) & missing] or sorted(missing)
     return []

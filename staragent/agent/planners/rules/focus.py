@@ -1,5 +1,5 @@
 """Where in the video a question looks: a stretch it names by clock time or position, the part of
-the video it names ("the Dickens reading" is where the words "Dickens" are shown or said, for as long
+the video it names ("the Lowry reading" is where the words "Lowry" are shown or said, for as long
 as that title stays on screen), the stretch after, before or between such parts, or the moment the
 previous answer cited."""
 

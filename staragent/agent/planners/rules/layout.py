@@ -1,5 +1,5 @@
 """Where on the frame on-screen lines are, and what that tells: the line beside another on the same
-row (a value and its label, "Resolution:" | "1280 × 1024"; a name and its role in credits), the text
+row (a value and its label, "Orientation:" | "Landscape"; a name and its role in credits), the text
 that was at the same place just before (the placeholder that typed text replaced), and how big the
 letters are (a title is the biggest text around)."""
 

@@ -1,7 +1,7 @@
 """What the offline planner calls next, from what this turn has called so far.
 
 Retrieval comes first: a hybrid search for the question's words (and one for each part of the video
-the question names: "in the Dickens reading", "after the applause", the words it quotes). Then the
+the question names: "in the Lowry reading", "after the applause", the words it quotes). Then the
 spans found are read whole with the range tools (what is said, shown and heard there), widened to
 the part a title on screen names; a question that names its moment is read there directly. A
 question over amounts found in the video ends with the calculator; an overview with a summary of the

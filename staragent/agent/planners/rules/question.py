@@ -5,7 +5,7 @@ A question is read in layers, each by plain English patterns that hold for any v
 - what it asks for: the kind of answer (a person, a moment of the video, an amount, a place ...), and
   where the asker expects it (said, shown on screen, heard, or seen in the pictures);
 - where to look: a stretch of the video it names by clock time ("between 1:00 and 1:30"), by
-  position ("at the start", "the last piece"), by a named part ("in the Dickens reading", "according
+  position ("at the start", "the last piece"), by a named part ("in the Lowry reading", "according
   to the keynote") or relative to something ("right after the applause", "between the two songs");
   words it quotes ("when does she say 'thank you'?");
 - how it leans on the conversation: a pronoun that points back ("when does it start?", "what else is
@@ -68,7 +68,7 @@ FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
                 "began", "end", "ends", "ended", "finish", "finishes", "finished"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
-# The nouns that name a part of a video: "the Dickens reading", "the second song", "the Kennedy clip".
+# The nouns that name a part of a video: "the Lowry reading", "the second song", "the Okafor clip".
 PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
               "lecture", "chapter", "scene", "interview", "song", "story", "sonnet", "address", "piece", "presentation",
               "demo", "keynote", "story", "recording", "narration", "monologue", "verse", "track", "episode", "act")
@@ -124,11 +124,11 @@ _POSITION_END = re.compile(
     re.I,
 )
 _SCOPE_PATTERNS = (
-    # "in the Dickens reading", "summarise the Kennedy clip", "the Austen excerpt"
+    # "in the Lowry reading", "summarise the Okafor clip", "the Marlow excerpt"
     re.compile(rf"\b(?:the|this|that)\s+(?P<scope>(?:[\w'’.-]+\s+){{0,4}}?(?:{_PART}))\b", re.I),
-    # "according to the Austen excerpt, ..."
+    # "according to the Marlow excerpt, ..."
     re.compile(r"\baccording to (?:the\s+)?(?P<scope>[^,?.]+?)(?:,|\?|$|\s+(?:what|who|how|when|where|which|why|is|are|does|did)\b)", re.I),
-    # "what does the sonnet say", "what does Kennedy urge"
+    # "what does the sonnet say", "what does Okafor urge"
     re.compile(r"\b(?:what|how|who|whom|which)\s+(?:\w+\s+)?(?:does|did|do)\s+(?P<scope>(?:the\s+)?[\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
                r"(?:say|says|mention|describe|call|calls|urge|urges|claim|argue|tell|ask|address|addressing|pin|list|compare)\b", re.I),
     # "the poem calls ...", "the narrator pins ..."
@@ -195,10 +195,10 @@ class Question:
     moment: float | None = None  # the single moment a question names ("around 0:50"), inside time_range
     quoted: list[str] = field(default_factory=list)
     scope: str | None = None
-    """a named part of the video to look in: "the Dickens reading", "Kennedy" """
+    """a named part of the video to look in: "the Lowry reading", "Okafor" """
     position: str | None = None  # start | end: the part of the video the question places itself in
     relation: str | None = None  # after | before
-    relation_to: str | None = None  # what the relation is relative to ("the Dickens passage ends")
+    relation_to: str | None = None  # what the relation is relative to ("the Lowry passage ends")
     relation_said: bool = False  # ... named as something said ("after she talks about X"): its edge is in the speech
     between: tuple[str, str] | None = None
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
@@ -580,7 +580,7 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
             return None, None, (a, b), False
     if m := _RELATIVE.search(text):
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
-        # "after the Dickens passage ends": the part is what matters; its edge is the relation's
+        # "after the Lowry passage ends": the part is what matters; its edge is the relation's
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)$", "", _strip(m["what"]), flags=re.I)
         said = False
         if spoken := _SAID_PART.match(what):  # "the speaker finishes talking about X": X, where it is said
@@ -644,7 +644,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.asked_for = _asked_for(bare_lower)
     question.scope = _scope(text, quoted) if time_range is None else None
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
-        question.scope = None  # "after the Dickens passage": the part is what the moment is relative to, not where to look
+        question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     question.asks_title = bool(_TITLE_WORD.search(bare_lower))
     question.credits = bool(_CREDITS.search(bare_lower))
     question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower)) and not question.scope and time_range is None

@@ -42,7 +42,7 @@ _TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof|Sir|Lady|Lord)\.?\s", re.I)
 
 def person_names(text: str) -> list[str]:
     """Names of people written in ``text``: capitalised words in a row, at least one of which is no
-    common English word ("Sacha Goedegebure", "Mr. John Dashwood", "BRECHT VAN LOMMEL" in capitals;
+    common English word ("Ilse Vandermeer", "Mr. Arthur Penhallow", "JORIS TEN BRINKE" in capitals;
     not "Desktop Sharing")."""
     common = common_words()
     letters = [c for c in text if c.isalpha()]
@@ -211,8 +211,8 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
     shown above them (names under a credit, "PRODUCED BY" then a name, until the next heading; a line
     is under the last heading when it appeared with it or shortly after, while the heading was still on
     screen); and, where the lines' places on the frame are known (``boxes``), the label left of a value
-    on its row ("Resolution:" | "1280 × 1024"), the role right of a name ("SACHA GOEDEGEBURE" |
-    "Director"), and the text a line replaced at its place (the field's placeholder, "Type to search")."""
+    on its row ("Orientation:" | "Landscape"), the role right of a name ("ILSE VANDERMEER" |
+    "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps")."""
     shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
     out: dict[tuple, list[Evidence]] = {}
     heading: Evidence | None = None
@@ -283,7 +283,7 @@ def rank(
         if e.key() in labelling and e.key() not in labels and matched(wanted, tokens[e.key()]):
             score -= 0.3  # the question names a label, a heading, a placeholder: what it labels is the answer
         if (label := label_text(labels, e)) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
-            # "Resolution:" beside "1280 × 1024": the value of what is asked, as if it held the label's words
+            # "Orientation:" beside "Landscape": the value of what is asked, as if it held the label's words
             named = weighted(matched(wanted, set(tokenize(label))), weights)
             exact = len(matched(set(tokenize(label)), wanted)) / len(set(tokenize(label)))  # "Director" over "Art Director"
             score += 0.5 + max(0.0, named - share) + 0.3 * exact
