@@ -37,11 +37,12 @@ _SPELLINGS = {
 }  # fmt: skip
 for _root in ("organ", "real", "recogn", "summar", "apolog", "custom", "optim", "priorit", "special", "minim", "maxim",
               "final", "visual", "util", "author", "critic", "emphas", "memor", "standard", "categor", "character",
-              "normal", "personal", "modern", "digit", "synchron", "author", "capital", "central", "local", "global"):
+              "normal", "personal", "modern", "digit", "synchron", "capital", "central", "local", "global"):
     for _ending in ("e", "ed", "es", "ing", "ation", "ations"):
         _SPELLINGS[f"{_root}is{_ending}"] = f"{_root}iz{_ending}"
 
 
+@functools.lru_cache(maxsize=65536)
 def doer_base(word: str) -> str | None:
     """The verb an agent noun comes from ("director" -> "direct", "producer" -> "produce",
     "animator" -> "animate"), when the word list has it: "who directed it" then finds "Director"."""

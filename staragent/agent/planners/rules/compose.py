@@ -17,7 +17,7 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, lines_read, named_spans, ranges_read
+from .focus import Span, contiguous, lines_read, named_spans, ranges_read
 from .intents import intent_answer
 from .layout import boxes_of
 from .question import TYPE_WORDS, URL_WORDS, Question
@@ -276,15 +276,11 @@ def _credits_run(turn: Turn, focus: list[Span] | None) -> list[Evidence]:
     closing part of the video) or, for opening credits, begins first; its lines in order."""
     shown = sorted((e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH
                     and (not focus or any(e.start < b and e.end > a for a, b in focus))), key=lambda e: e.start)
-    runs: list[list[Evidence]] = []
-    for e in shown:
-        if runs and e.start - max(o.end for o in runs[-1]) <= CREDITS_GAP:
-            runs[-1].append(e)
-        else:
-            runs.append([e])
-    if not runs:
+    if not shown:
         return []
-    return runs[0] if turn.question.position == "start" else max(runs, key=lambda r: max(o.end for o in r))
+    around = shown[0].start if turn.question.position == "start" else max(e.end for e in shown)
+    first, last = contiguous([(e.start, e.end) for e in shown], around, gap=CREDITS_GAP)
+    return [e for e in shown if first <= e.start and e.end <= last]
 
 
 def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple[str, list[Evidence]] | None:

@@ -83,11 +83,12 @@ def _said_about(turn: Turn, tokens: set[str], around: float) -> Span | None:
     """The stretch of talk about a topic: the run of lines said this turn that mention its words,
     nearest to ``around`` (from the first mention to the end of the last)."""
     said = [(float(x["start"]), float(x["end"])) for x in lines_read(turn, SPEECH) if matched(tokens, set(tokenize(x["text"]))) == tokens]
-    return _contiguous(said, around, gap=SAID_GAP)
+    return contiguous(said, around, gap=SAID_GAP)
 
 
-def _contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
-    """The run of ``spans`` (joined where they touch) that holds or is nearest to ``around``."""
+def contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
+    """The run of ``spans`` (in order of start; joined where they touch, or come within ``gap``
+    seconds) that holds or is nearest to ``around``."""
     runs: list[list[float]] = []
     for a, b in spans:
         if runs and a - runs[-1][1] <= gap:
@@ -129,7 +130,7 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
-        on_screen = _contiguous(_shown_with(lines_read(turn), best["text"]), float(best["start"]))
+        on_screen = contiguous(_shown_with(lines_read(turn), best["text"]), float(best["start"]))
         if on_screen is not None:
             return on_screen
         return float(best["start"]), float(best["end"])
@@ -178,7 +179,7 @@ def widen_to_part(turn: Turn, span: Span) -> Span:
     for line in lines:
         if not line["start"] <= span[0] + 0.5 or line["end"] < span[0] - 0.5:
             continue
-        if (run := _contiguous(_shown_with(lines, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
+        if (run := contiguous(_shown_with(lines, line["text"]), span[0])) and run[1] - run[0] > best[1] - best[0]:
             best = (min(run[0], span[0]), max(run[1], span[1]))
     return best
 

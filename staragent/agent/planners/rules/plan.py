@@ -102,13 +102,12 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     return calls + (_reads(turn, spans, tools, readers(q)) if spans else [])
 
 
-def _part_windows(turn: Turn, spoken: bool = False) -> list[Span]:
-    """Around each named part's best hit, the scene it is in: read for its on-screen text, so that
-    the part can be widened to the time that text stays on screen. ``spoken``: the windows of the
-    part named as something said, read for its speech, so that the stretch of talk can be found."""
-    q = turn.question
+def _part_windows(turn: Turn, parts: list[str]) -> list[Span]:
+    """Around the best hit of each of ``parts``, the scene it is in: read for its on-screen text, so
+    that a named part can be widened to the time that text stays on screen, or for its speech, so
+    that the stretch of talk about a part named as something said can be found."""
     windows = []
-    for part in ([q.relation_to] if q.relation_said else []) if spoken else part_queries(q):
+    for part in parts:
         hits = search_hits(turn, part)
         if hits:
             windows.append((float(hits[0].get("scene_start", hits[0]["start"])), float(hits[0].get("scene_end", hits[0]["end"]))))
@@ -141,7 +140,8 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if not turn.steps:
         return first_calls(turn, tools)
     q = turn.question
-    windows = _reads(turn, _part_windows(turn), tools, [TEXT]) + _reads(turn, _part_windows(turn, spoken=True), tools, [SPEECH])
+    said = [q.relation_to] if q.relation_said and q.relation_to else []
+    windows = _reads(turn, _part_windows(turn, part_queries(q)), tools, [TEXT]) + _reads(turn, _part_windows(turn, said), tools, [SPEECH])
     if windows:
         return windows
     spans = named_spans(turn)
