@@ -329,6 +329,24 @@ def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_
     assert cited and cited[0][0] == 51.2, final.content  # the pause after the talk, while its slide is still up
 
 
+def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there():
+    def heard(start, end, text, confidence=None):
+        return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
+
+    world = [
+        line("transcribe_speech", "speech", 40, 52, "And so the first reading of the evening ends."),
+        heard(52.5, 54.0, "Silence", 0.99),
+        heard(54.0, 58.0, "tone: steady tone near 140 Hz"),
+        heard(54.1, 56.0, "Ship's bell", 0.97),
+        heard(56.0, 57.5, "Inside, small room", 0.3),
+        line("transcribe_speech", "speech", 60, 70, "The second reading begins with a storm."),
+    ]
+    hit = {"start": 40.0, "end": 70.0, "timestamp": "0:40-1:10", "evidence": [world[0].model_dump()]}
+    final = _converse("What sound is heard after the first reading?", world, [hit])
+    assert "bell" in final.content and "140 Hz" in final.content, final.content
+    assert "Silence" not in final.content and "small room" not in final.content
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 
@@ -398,6 +416,26 @@ def test_where_lines_sit_on_the_screen_tells_labels_from_values():
         final = _converse(question, lines, [hit], boxes=boxes)
         assert not says_nothing_found(final.content) and answer in final.content, (question, final.content)
         assert "“Off”" not in final.content and "“inv”" not in final.content
+
+
+def test_a_field_label_shown_with_a_whole_window_labels_its_row_not_the_lines_above_it():
+    from staragent.agent.planners.rules.ranking import labelled
+
+    lines, boxes = _screen(
+        (4.0, 30.0, "Printer Settings", (0.20, 0.10, 0.40, 0.14)),
+        (4.0, 30.0, "Office Laser 5", (0.45, 0.30, 0.60, 0.34)),
+        (4.0, 30.0, "Paper size:", (0.19, 0.60, 0.28, 0.63)),
+        (4.0, 30.0, "A4 (210 x 297 mm)", (0.30, 0.60, 0.42, 0.63)),
+        (4.0, 30.0, "Copies:", (0.19, 0.66, 0.26, 0.69)),
+        (4.0, 30.0, "2", (0.30, 0.66, 0.32, 0.69)),
+    )
+    for order in (lines, lines[::-1]):  # the order lines arrive in says nothing of where they are
+        labels = labelled(order, boxes)
+        assert lines[0].key() not in labels and lines[1].key() not in labels  # above the labels, not under them
+        assert [label.text for label in labels[lines[3].key()]] == ["Paper size:"]
+    hit = {"start": 4.0, "end": 30.0, "timestamp": "0:04-0:30", "evidence": []}
+    final = _converse("What paper size is set?", lines[::-1], [hit], boxes=boxes)
+    assert "210 x 297" in final.content and "Office Laser" not in final.content, final.content
 
 
 # A credits card: names on the left, each with its role on the right of its row.

@@ -29,9 +29,11 @@ from .ranking import (
     label_text,
     labelled,
     matched,
+    named_sound,
     person_names,
     quote_share,
     rank,
+    sound_kind,
 )
 
 WHERE = {"ocr": "On screen", "speech": "Said", "audio": "Heard", "caption": "Seen", "visual": "Seen", "web": "Found on the web",
@@ -125,6 +127,11 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         following = sorted((e for e in turn.evidence() if e.modality == best.modality and e.source != SEARCH
                             and best.end - 0.5 <= e.start <= best.end + 3 and e.key() != best.key()), key=lambda e: e.start)
         chosen += following[:1]
+    if best.modality == "audio" and sound_kind(best) != "silence":
+        # what the tagger named and what the acoustic statistics measured at the same moment say more
+        # together ("Bell" and "steady tone near 140 Hz"; "Sine wave" and "880 Hz beep")
+        chosen += [s.evidence for s in scored[1:] if s.evidence.modality == "audio" and named_sound(s.evidence) != named_sound(best)
+                   and sound_kind(s.evidence) != "silence" and s.evidence.start <= best.end + 0.5 and s.evidence.end >= best.start - 0.5][:1]
     covered = matched(q.tokens, set(tokenize(best.text)))
     for s in scored[1:]:
         e = s.evidence

@@ -39,6 +39,13 @@ def _same_row(a: Box, b: Box) -> bool:
     return overlap > 0 and overlap >= 0.5 * min(height(a), height(b))
 
 
+def under(heading: Box, line: Box) -> bool:
+    """Whether ``line`` sits below ``heading`` and in its column (a credit's names under "MUSIC BY";
+    not the window's title above a field's "Resolution:")."""
+    below = line[1] >= heading[1] + 0.5 * height(heading)
+    return below and min(line[2], heading[2]) > max(line[0], heading[0])
+
+
 def row_mates(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> tuple[Evidence | None, Evidence | None]:
     """The nearest lines left and right of ``e`` on its row, on screen with it."""
     box = boxes.get(e.key())

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
-from .layout import Box, height, replaced, row_mates, superseded
+from .layout import Box, height, replaced, row_mates, superseded, under
 from .question import Question
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
@@ -34,6 +34,10 @@ URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|ne
 _BARE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
 LABEL = re.compile(r"^\s*([^:]{2,30}):\s*\S")
 SALIENT_SOUNDS = {"tone": 0.3, "burst": 0.3, "noise": 0.25, "sound": 0.1, "silence": 0.0}
+"""how much each kind the acoustic statistics find says about what was heard"""
+NAMED_SOUND = 0.3
+"""a sound the audio tagger named ("Church bell") says more than any of those kinds; its confidence adds
+up to as much again"""
 TYPE_BONUS = 0.6
 
 
@@ -174,8 +178,9 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         share = 0.3 * around  # the figure under a matching title: eligible, though it names nothing asked
     if e.modality == "audio" and "audio" in q.wants:
         share = max(share, 0.5)
-        score += 0.5 + SALIENT_SOUNDS.get(e.text.split(":", 1)[0], 0.0)
-        if e.text.startswith("silence"):  # a pause between sentences is not "the silence after"
+        kind = sound_kind(e)
+        score += 0.5 + (NAMED_SOUND * (1.0 + e.score) if named_sound(e) else SALIENT_SOUNDS.get(kind, 0.0))
+        if kind == "silence":  # a pause between sentences is not "the silence after"
             score += 0.06 * min(e.end - e.start, 6.0)
             if q.names_a_sound:  # "what sound ...": silence is no sound
                 score -= 0.5
@@ -184,6 +189,18 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - q.moment), abs(e.end - q.moment)) / 10.0)
     return score, share
+
+
+def sound_kind(e: Evidence) -> str:
+    """"tone" for "tone: steady tone near 440 Hz", "church bell" for a named "Church bell"."""
+    return e.text.split(":", 1)[0].strip().lower()
+
+
+def named_sound(e: Evidence) -> bool:
+    """Whether the audio tagger named this sound (it then has a confidence), rather than the
+    acoustic statistics sorting it into a kind; silence is no sound either way."""
+    kind = sound_kind(e)
+    return e.modality == "audio" and e.score is not None and e.source == "detect_audio_events" and kind not in SALIENT_SOUNDS
 
 
 def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
@@ -215,13 +232,22 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
     "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps")."""
     shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
     out: dict[tuple, list[Evidence]] = {}
-    heading: Evidence | None = None
+    boxes = boxes or {}
+    last: Evidence | None = None
     for e in shown:
-        if heading is not None and not (heading.start - 0.5 <= e.start <= min(heading.end, heading.start + LABEL_SECONDS)):
-            heading = None
         if is_heading(e.text):
-            heading = e
-        elif heading is not None:
+            last = e
+            continue
+        showing = [h for h in shown if is_heading(h.text) and h.start - 0.5 <= e.start <= min(h.end, h.start + LABEL_SECONDS)]
+        placed = [h for h in showing if h.key() in boxes and abs(h.start - e.start) <= 0.5]
+        if e.key() in boxes and placed:
+            # lines read off one frame (a box is where a line was first read, and credits scroll): a
+            # heading labels the lines under it in its column
+            over = [h for h in placed if under(boxes[h.key()], boxes[e.key()])]
+            heading = max(over, key=lambda h: boxes[h.key()][3], default=None)
+        else:
+            heading = last if last in showing else None
+        if heading is not None:
             out[e.key()] = [heading]
     if boxes:
         for e in shown:
