@@ -31,6 +31,25 @@ def env_cache_dir() -> Path:
     return Path(os.environ["STARAGENT_CACHE_DIR"]) if os.environ.get("STARAGENT_CACHE_DIR") else _default_cache_dir()
 
 
+INDEX_LANES = 3
+"""the index builds its audio, video and on-screen text lanes side by side (``index.builder``)"""
+
+
+def usable_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def lane_threads(setting: int = 0) -> int:
+    """Threads for work inside one lane of the index (a model, the video decoder): ``setting`` when
+    given, else the lane's share of the cores, at least one. The lanes already keep every core busy;
+    threads beyond a lane's share wait on one another and cost more CPU than they save."""
+    return setting or max(1, usable_cores() // INDEX_LANES)
+
+
 def _config_file() -> Path:
     return Path(os.environ.get("STARAGENT_CONFIG") or Path.home() / ".config" / "staragent" / "config.toml")
 
@@ -98,7 +117,9 @@ class ModelSettings(BaseModel):
     )
     asr_batch_size: int = Field(16, ge=1, description="speech chunks decoded together while indexing")
     asr_beam_size: int = Field(5, ge=1)
-    cpu_threads: int = Field(0, ge=0, description="threads each CPU model may use (0: every core this process may run on)")
+    cpu_threads: int = Field(
+        0, ge=0, description="threads each CPU model may use (0: every core for a model that runs alone; the index's OCR, sound tagger and video decoder take their lane's share)"
+    )
 
     ocr: str | None = Field(None, description="rapidocr | easyocr")
     ocr_languages: list[str] = Field(default_factory=lambda: ["en"])

@@ -1,7 +1,8 @@
 """The only module that decodes media. Everything goes through PyAV (FFmpeg).
 
 - ``probe`` / ``validate_video``: what a file holds, and a clear error when it cannot be used.
-- ``scan_frames``: one linear pass over the video yielding frames sampled at a fixed rate.
+- ``scan_frames``: one linear pass over the video yielding frames sampled at a fixed rate
+  (``scan_samplings``: at several rates at once, for lanes that share the pass).
 - ``frames_at``: a few frames at given times (seeking), for tools that look at a time range.
 - ``frames_in_range``: many frames inside one range (one seek, then decoding forward), for the
   video refiner.
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,10 +191,16 @@ class SampledFrame:
     time: float
     small: np.ndarray
     _frame: object
+    _lock: threading.Lock | None = None
+    """shared by the samplings handed this decoded frame: a frame converts through a scaler of its
+    own, which two threads must not drive at once"""
 
     def image(self, max_width: int | None = None) -> np.ndarray:
         """The frame as an RGB array, downscaled to at most ``max_width`` pixels wide."""
-        return _rgb(self._frame, max_width)
+        if self._lock is None:
+            return _rgb(self._frame, max_width)
+        with self._lock:
+            return _rgb(self._frame, max_width)
 
 
 def _rgb(frame, max_width: int | None = None) -> np.ndarray:
@@ -208,41 +216,62 @@ def scan_frames(
     fps: float,
     width: int = 192,
     skip_nonref: bool = True,
-    threads: bool = True,
+    threads: int = 0,
     start: float = 0.0,
 ) -> Iterator[SampledFrame]:
     """Decode the video once, front to back (from ``start``), yielding a frame every ``1/fps`` seconds.
 
     Frames between samples are decoded (the codec needs them) but never converted, which is where
     the time goes. ``skip_nonref`` lets the decoder drop frames no other frame depends on.
+    ``threads``: decoding threads (0: FFmpeg's choice, frame threading on every core).
     """
+    for _, frame in scan_samplings(path, [(fps, width)], skip_nonref, threads, start):
+        yield frame
+
+
+def scan_samplings(
+    path: str | Path,
+    samplings: Sequence[tuple[float, int]],
+    skip_nonref: bool = True,
+    threads: int = 0,
+    start: float = 0.0,
+) -> Iterator[tuple[int, SampledFrame]]:
+    """``scan_frames`` for several samplings ``(fps, small width)`` of one decoding pass: ``(which,
+    frame)`` for each sampling whose next frame is due, in time order. Each sampling gets exactly the
+    frames a pass of its own would give; the video is decoded once for all of them."""
     import av
     from av.video.reformatter import VideoReformatter
 
     with _open(path) as container:
         stream = container.streams.video[0]
-        if threads:
+        if threads != 1:
             stream.thread_type = "AUTO"
+            stream.thread_count = threads
+        else:  # one thread: frame threading on cores the caller's other work needs costs more than it saves
+            stream.thread_count = 1
         if skip_nonref:
             stream.codec_context.skip_frame = "NONREF"
         src_w, src_h = stream.codec_context.width, stream.codec_context.height
-        height = max(2, int(round(src_h * width / max(1, src_w) / 2)) * 2)
-        step = 1.0 / fps
-        next_t = 0.0
+        sizes = [(width, max(2, int(round(src_h * width / max(1, src_w) / 2)) * 2)) for _, width in samplings]
+        steps = [1.0 / fps for fps, _ in samplings]
+        due = [0.0] * len(samplings)
         if start > 0:
             container.seek(int(start / stream.time_base), stream=stream, backward=True)
-            next_t = np.ceil(start / step - 1e-6) * step
-        scaler = VideoReformatter()  # one scaler for the whole pass; a new one per frame costs as much as decoding
+            due = [np.ceil(start / step - 1e-6) * step for step in steps]
+        scalers = [VideoReformatter() for _ in samplings]  # one per sampling for the whole pass; a new one per frame costs as much as decoding
         try:
             for frame in container.decode(stream):
                 t = frame.time
-                if t is None or t + 1e-6 < next_t:
+                if t is None:
                     continue
-                small = scaler.reformat(frame, width=width, height=height, format="bgr24").to_ndarray()
-                yield SampledFrame(float(t), small, frame)
-                next_t = (int(t / step) + 1) * step
+                takers = [i for i in range(len(steps)) if t + 1e-6 >= due[i]]
+                lock = threading.Lock() if len(takers) > 1 else None
+                for i in takers:
+                    small = scalers[i].reformat(frame, width=sizes[i][0], height=sizes[i][1], format="bgr24").to_ndarray()
+                    yield i, SampledFrame(float(t), small, frame, lock)
+                    due[i] = (int(t / steps[i]) + 1) * steps[i]
         except av.error.FFmpegError as exc:
-            raise MediaError(f"{Path(path).name} could not be decoded past {next_t:.1f} s ({exc}); it may be corrupt") from None
+            raise MediaError(f"{Path(path).name} could not be decoded past {min(due):.1f} s ({exc}); it may be corrupt") from None
 
 
 def frames_at(path: str | Path, times: list[float], max_width: int | None = 960) -> list[tuple[float, np.ndarray]]:

@@ -174,7 +174,7 @@ def test_bad_input_leaves_no_index_behind(tmp_path, settings, monkeypatch):
         raise MediaError("v.mp4 could not be decoded past 1.0 s")
         yield  # pragma: no cover
 
-    monkeypatch.setattr("staragent.index.stages.media.scan_frames", broken)
+    monkeypatch.setattr("staragent.media.scan_samplings", broken)  # the decoding pass every frame reader goes through
     with pytest.raises(MediaError):
         build_index(video.path, settings)
     assert not index_dir_for(video.path, file_fingerprint(video.path), settings).exists()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from ..config import Settings, load_settings
+from ..config import INDEX_LANES, Settings, load_settings
 from ..errors import IndexBuildError, InputError, MediaError
 from ..faults import marker
 from ..fsutil import stable_hash
@@ -21,7 +21,7 @@ from ..media import no_audio_message, silent_note, validate_video
 from .fingerprint import file_fingerprint
 from .manifest import Manifest, StageRecord
 from .progress import ProgressFactory, StageProgress
-from .stages import STAGES, BuildContext, Stage, kept_subtitles, subtitle_source
+from .stages import STAGES, BuildContext, Stage, kept_subtitles, share_frame_pass, subtitle_source
 from .store import VideoIndex
 
 log = logging.getLogger("staragent.index")
@@ -125,12 +125,16 @@ def build_index(
             return built
         if not info.has_audio:
             log.info(silent_note(video.name))
+        share_frame_pass(ctx, (s.name for s in todo))
         try:
             _run_stages(todo, ctx, manifest, report)
         except InputError:
             if fresh:  # the input itself is bad: leave nothing half-built behind
                 shutil.rmtree(directory, ignore_errors=True)
             raise
+        finally:
+            if ctx.frame_pass is not None:
+                ctx.frame_pass.close()
         return VideoIndex(directory, settings.models.device)
     finally:
         if writable:
@@ -158,8 +162,8 @@ def _take(lock, report: Reporter, name: str) -> bool:
 def _run_stages(todo: list[Stage], ctx: BuildContext, manifest: Manifest, report: Reporter) -> None:
     started_all = time.perf_counter()
     report(StageProgress(f"indexing {ctx.video.name}: {len(todo)} stages to run", stage=None, done=0, total=len(todo)))
-    # Three workers: the audio and video lanes overlap, and speech and acoustics share the audio lane.
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="stage") as executor:
+    # A worker per lane: the audio, video and on-screen text lanes overlap; speech and acoustics share the audio lane.
+    with ThreadPoolExecutor(max_workers=INDEX_LANES, thread_name_prefix="stage") as executor:
         try:
             failure = _schedule(executor, todo, ctx, manifest, report)
         except BaseException:  # Ctrl-C while waiting: running stages stop at their next step

@@ -22,9 +22,7 @@ it was gone from (``end``), so both are accurate to one sampling step.
 
 from __future__ import annotations
 
-import queue
 import re
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +31,7 @@ import numpy as np
 
 from .. import media
 from ..records import OcrLine
+from .frame_pass import FramePass
 
 CHANGE_WIDTH = 320
 """width of the small grey frames compared for change: enough to see a tooltip or a digit change"""
@@ -429,43 +428,6 @@ def join_pieces(lines: list[OcrLine], boundaries: Iterable[float], within: float
 # ---------------------------------------------------------------- frames for it
 
 
-def _ahead(frames: Iterator, depth: int = 4) -> Iterator:
-    """``frames``, decoded on a thread up to ``depth`` ahead of the consumer (decoding and the OCR
-    models both release the GIL, so they overlap)."""
-    slots: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-    done = object()
-
-    def produce():
-        try:
-            for frame in frames:
-                while not stop.is_set():
-                    try:
-                        slots.put(frame, timeout=0.2)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            slots.put(done)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
-            slots.put(exc)
-
-    worker = threading.Thread(target=produce, name="ocr-decode", daemon=True)
-    worker.start()
-    try:
-        while True:
-            item = slots.get()
-            if item is done:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        worker.join(timeout=5)
-
-
 @dataclass
 class FrameFeed:
     """The sampled frames of one decoding pass, handed out piece by piece: the pass starts at the
@@ -474,12 +436,20 @@ class FrameFeed:
     video: Path
     fps: float
     skip_nonref: bool = True
+    threads: int = 0
+    """decoding threads (0: FFmpeg's choice)"""
+    shared: FramePass | None = None
+    """a pass shared with the video lane, with an ``ocr`` lane sampled at ``fps`` and ``CHANGE_WIDTH``"""
+    _pass: FramePass | None = field(default=None, repr=False)
     _frames: Iterator | None = field(default=None, repr=False)
     _next: media.SampledFrame | None = field(default=None, repr=False)
 
     def between(self, start: float, end: float) -> Iterator[media.SampledFrame]:
         if self._frames is None:
-            self._frames = _ahead(media.scan_frames(self.video, self.fps, CHANGE_WIDTH, self.skip_nonref, start=start))
+            # a pass of its own decodes on a thread ahead of the reader (decoding and the OCR models
+            # both release the GIL, so they overlap); a shared pass may start before ``start``
+            self._pass = self.shared or FramePass(self.video, {"ocr": (self.fps, CHANGE_WIDTH)}, skip_nonref=self.skip_nonref, threads=self.threads, start=start)
+            self._frames = self._pass.frames("ocr")
         while True:
             if self._next is None:
                 self._next = next(self._frames, None)
@@ -493,4 +463,6 @@ class FrameFeed:
 
     def close(self) -> None:
         if self._frames is not None:
-            self._frames.close()
+            self._frames.close()  # stops reading: a shared pass goes on for the other lane
+        if self._pass is not None and self._pass is not self.shared:
+            self._pass.close()

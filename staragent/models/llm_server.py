@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import usable_cores
 from ..errors import InputError, ModelUnavailable
 from .bundled import CHAT_PACKS, PACKS
 from .packs import Pack, pack_dir
@@ -82,13 +83,6 @@ def check_port(host: str, port: int) -> None:
             if exc.errno == errno.EADDRINUSE:
                 raise InputError(f"port {port} on {host} is already in use (another server?); stop it or pass --port") from None
             raise InputError(f"cannot listen on {host}:{port} ({exc.strerror}); pass another --host or --port") from None
-
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def base_url(host: str, port: int) -> str:

@@ -6,13 +6,13 @@ frame was read at."""
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from pathlib import Path
 
 import numpy as np
 
+from ..config import lane_threads
 from ..records import OcrLine
 
 Quad = np.ndarray
@@ -115,7 +115,7 @@ class RapidOcrReader:
         from rapidocr_onnxruntime.utils import read_yaml, update_model_path
 
         config = update_model_path(read_yaml(DEFAULT_CFG_PATH))
-        threads = threads or len(os.sched_getaffinity(0))
+        threads = lane_threads(threads)
         self._detector = TextDetector(config["Det"])
         self._detector.infer.session = _onnx_session(config["Det"]["model_path"], threads)
         # detect at the size the caller gives (the index downscales frames); rapidocr's default

@@ -10,13 +10,12 @@ never downloads. ``inspect`` answers "could it load here?" without loading anyth
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings
+from ..config import Settings, lane_threads, usable_cores
 from ..errors import ConfigError, ModelUnavailable
 from .bundled import E5_SMALL, WHISPER_PACKS, YAMNET
 from .modelspec import ModelSpec, cuda_available
@@ -94,12 +93,7 @@ def asr_model(settings: Settings) -> str:
 
 def cpu_threads(settings: Settings) -> int:
     """Threads a CPU model may use: the setting, else every core this process may run on."""
-    if settings.models.cpu_threads:
-        return settings.models.cpu_threads
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    return settings.models.cpu_threads or usable_cores()
 
 
 def _pack_weights(pack_of: Callable[[Settings], Pack | None], otherwise: Callable[[Settings], Path] | None = None) -> Callable[[Settings], Path]:
@@ -211,7 +205,8 @@ def _faster_whisper(name: str, model_of: Callable[[Settings], str], setting: str
 def _rapidocr(settings: Settings, device: str, folder: Path | None):
     from .ocr import RapidOcrReader
 
-    return RapidOcrReader(min_score=settings.index.ocr_min_score, min_height=settings.index.ocr_min_height)
+    # runs in the on-screen text lane beside the others: threads beyond its share of the cores only wait
+    return RapidOcrReader(min_score=settings.index.ocr_min_score, min_height=settings.index.ocr_min_height, threads=lane_threads(settings.models.cpu_threads))
 
 
 def _easyocr(settings: Settings, device: str, folder: Path | None):
@@ -248,7 +243,7 @@ def _audio_tagger(settings: Settings, device: str, folder: Path | None):
 def _yamnet(settings: Settings, device: str, folder: Path | None):
     from .yamnet import YamnetTagger
 
-    return YamnetTagger(folder, threads=cpu_threads(settings))
+    return YamnetTagger(folder, threads=lane_threads(settings.models.cpu_threads))  # the audio lane's share, like OCR's
 
 
 def _e5(settings: Settings, device: str, folder: Path | None):
