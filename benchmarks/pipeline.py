@@ -45,18 +45,18 @@ def sample_video(minutes: float) -> Path:
 
 
 def decode_floor(video: Path) -> dict:
-    """PyAV alone: decode the video as the index does (same frame skipping, frame threading) and
+    """PyAV alone: decode the video as the index does (same frame skipping, decoding threads) and
     the audio to 16 kHz mono. Sequential; the index overlaps the two."""
     import av
 
     from staragent import media
-    from staragent.config import IndexSettings
+    from staragent.config import IndexSettings, lane_threads
 
     cfg = IndexSettings()
     cpu = time.process_time()
     with Timer() as tv, av.open(str(video)) as container:
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
+        media.decoding_threads(stream, lane_threads())
         if cfg.decode_nonref:
             stream.codec_context.skip_frame = "NONREF"
         frames = sum(1 for _ in container.decode(stream))

@@ -36,7 +36,8 @@ def pipeline_section(data: dict) -> list[str]:
         *([f"| `staragent ask` in a fresh process (imports, index, answer), p50 of {data['cold_ask_s']['n']} | {_f(data['cold_ask_s']['p50'], 2)} s |"]
           if data.get("cold_ask_s") else []),
         "",
-        "Stage times (seconds; the audio, video and on-screen text lanes run side by side, so they overlap):",
+        "Stage times (seconds; the audio, video and on-screen text lanes run side by side, so they overlap; the video",
+        "and on-screen text lanes share one decoding pass, so `frames` ends with `ocr`):",
         "",
         "| stage | seconds | facts |",
         "| --- | --- | --- |",
