@@ -347,6 +347,22 @@ def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there
     assert "Silence" not in final.content and "small room" not in final.content
 
 
+def test_a_general_word_in_the_question_finds_the_kind_the_video_names():
+    world = [
+        line("extract_scene_text", "ocr", 0, 40, "Evening lecture - Dana Whitlow, 2004"),
+        line("transcribe_speech", "speech", 2, 9, "Good evening, and thank you all for coming tonight."),
+        line("transcribe_speech", "speech", 41, 50, "In the garden the orchids open before the daisies do."),
+        line("extract_scene_text", "ocr", 41, 60, "Garden notes"),
+    ]
+    hits = [{"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}]
+    final = _converse("Is there a speech in this video?", world, hits)
+    assert final.content.startswith("Yes") and "Evening lecture" in final.content, final.content
+    final = _converse("Which flower opens first, according to the narrator?", world, hits)
+    assert "orchids" in final.content, final.content
+    final = _converse("Is there a song in this video?", world, hits)  # no kind of song is named: no
+    assert final.content.startswith("No"), final.content
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 

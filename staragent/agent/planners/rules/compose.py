@@ -17,7 +17,7 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, contiguous, lines_read, named_spans, ranges_read
+from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read
 from .intents import intent_answer
 from .layout import boxes_of
 from .question import TYPE_WORDS, URL_WORDS, Question
@@ -100,6 +100,7 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     wanted = q.focus_tokens if focus else q.tokens
     kind_words = TYPE_WORDS | (URL_WORDS if q.answer_type == "url" else frozenset())
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
+    wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
@@ -490,7 +491,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return missing_role, cited[:1]
     if not cited and (named := _named_person(turn)) is not None:
         return named
-    if (cited or not turn.steps) and (missing := _missing(turn, cited, q.required_tokens, focus)):
+    if (cited or not turn.steps) and (missing := _missing(turn, cited, named_by_kind(turn, q.required_tokens), focus)):
         if (named := _named_person(turn)) is not None:
             return named
         closest = f" (the closest match: {' '.join(sentences(cited[:1], turn.question)).rstrip('.')})" if cited else ""

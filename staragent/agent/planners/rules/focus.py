@@ -107,6 +107,26 @@ def _kinds(query: str) -> set[str]:
     return {t for kind in kinds_of(words[-1]) for t in tokenize(kind)} if words else set()
 
 
+def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
+    """``wanted`` with the thing the question asks about ("which flower ...", "is there a speech
+    ...") replaced, when no line read names it, by the kinds of it that lines read do name: a
+    question says "a speech" where the video shows "Inaugural address", "which flower" where a
+    rose is mentioned. Other words, and a thing some line names, stay as they are."""
+    q = turn.question
+    read = [set(tokenize(e.text)) for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr")]
+    seen = set().union(*read) if read else set()
+    out = set(wanted)
+    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else []
+    for word in asked:
+        own = set(tokenize(word))
+        if not own or not own <= wanted or matched(own, seen):
+            continue
+        kinds = {t for kind in kinds_of(word) if (parts := set(tokenize(kind))) and parts <= seen for t in parts}
+        if kinds:
+            out = (out - own) | kinds
+    return out
+
+
 def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     """Where the part of the video that ``query`` names is: the best hit of the search made for it,
     widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
