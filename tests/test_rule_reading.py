@@ -363,6 +363,16 @@ def test_a_general_word_in_the_question_finds_the_kind_the_video_names():
     assert final.content.startswith("No"), final.content
 
 
+def test_a_sentence_that_carries_on_the_quoted_one_is_quoted_with_it():
+    said = [line("transcribe_speech", "speech", s, e, t) for s, e, t in [
+        (10.0, 14.0, "We stayed by the sea that spring."), (15.0, 17.5, "The harbour hotel was not a bad one."),
+        (18.0, 22.0, "Unless noisy rooms and cold breakfasts are good."), (24.0, 28.0, "The next morning we took the ferry.")]]
+    said.append(line("extract_scene_text", "ocr", 8.0, 30.0, "Travel diary - Ana Ruiz"))
+    hit = {"start": 10.0, "end": 30.0, "timestamp": "0:10-0:30", "evidence": [said[1].model_dump()]}
+    final = _converse("What two faults does Ana Ruiz find in the harbour hotel?", said, [hit])
+    assert "noisy rooms" in final.content and "ferry" not in final.content, final.content
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 

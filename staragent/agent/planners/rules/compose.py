@@ -147,7 +147,22 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         if near and (adds or fuller or has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)):
             chosen.append(e)
             covered |= adds
-    return chosen
+    # "He was not unkind." "Unless being cold is unkind.": one thought, cut in two
+    carried = [following for e in chosen if e.modality == "speech" and (following := _continuation(turn, e)) is not None]
+    return chosen + [e for e in carried if e.key() not in {c.key() for c in chosen}]
+
+
+CONTINUING = frozenset({"unless", "but", "and", "because", "although", "though", "except", "until", "which", "or", "so", "yet", "whereas"})
+"""words that open a sentence carrying on the one before it"""
+
+
+def _continuation(turn: Turn, line: Evidence) -> Evidence | None:
+    """The line said right after ``line`` when it opens with a word that carries the thought on."""
+    after = sorted((e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH and line.end - 0.5 <= e.start <= line.end + 2.0
+                    and e.key() != line.key()), key=lambda e: e.start)
+    if after and (words := re.findall(r"[a-z]+", after[0].text.lower())) and words[0] in CONTINUING:
+        return after[0]
+    return None
 
 
 # ------------------------------------------------------------------ answers of particular kinds
