@@ -373,6 +373,20 @@ def test_a_sentence_that_carries_on_the_quoted_one_is_quoted_with_it():
     assert "noisy rooms" in final.content and "ferry" not in final.content, final.content
 
 
+def test_whom_a_speaker_addresses_is_who_they_call_by_name_in_their_part():
+    world = [
+        line("extract_scene_text", "ocr", 0, 30, "Harvest festival welcome - Mayor Ilse Brandt"),
+        line("transcribe_speech", "speech", 2, 5, "Thank you for coming out in this weather."),
+        line("transcribe_speech", "speech", 6, 9, "My dear neighbours, this year the orchards gave us more than ever."),
+        line("extract_scene_text", "ocr", 31, 60, "Closing remarks - Pastor Jon Ek"),
+        line("transcribe_speech", "speech", 32, 36, "Ladies and gentlemen, please rise."),
+    ]
+    hits = [{"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}]
+    final = _converse("Who is Brandt addressing in her speech?", world, hits)
+    assert "neighbours" in final.content and "Ladies" not in final.content, final.content
+    assert analyse("Who is talking to the crowd?").addressee is False  # the speaker is asked for, not the listeners
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 

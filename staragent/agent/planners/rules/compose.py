@@ -30,6 +30,7 @@ from .ranking import (
     labelled,
     matched,
     named_sound,
+    names_in_question,
     person_names,
     quote_share,
     rank,
@@ -163,6 +164,28 @@ def _continuation(turn: Turn, line: Evidence) -> Evidence | None:
     if after and (words := re.findall(r"[a-z]+", after[0].text.lower())) and words[0] in CONTINUING:
         return after[0]
     return None
+
+
+_VOCATIVE = re.compile(
+    r"\b(?:my\s+)?(?:fellow|dear|dearest|beloved)\s+[a-z]+(?:\s+and\s+[a-z]+)?|\bladies and gentlemen\b|\bbrothers and sisters\b"
+    r"|\b(?:hello|hi|good (?:morning|afternoon|evening)|welcome|thank you),?\s+(?:everyone|everybody|all|friends|folks|guys|class)\b", re.I)
+"""how a speaker names the people they talk to ("my fellow citizens", "ladies and gentlemen")"""
+
+
+def _addressed(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]] | None:
+    """Whom a speaker talks to: the listeners named in what is said in the part the question
+    points at (its named span, else where the question's names are shown or said)."""
+    q = turn.question
+    read = [e for e in turn.evidence() if e.source != SEARCH]
+    spans = list(focus or [])
+    if not spans and (names := names_in_question(q, q.tokens)):
+        spans = [(e.start, e.end) for e in read if any(matched(name, set(tokenize(e.text))) == name for name in names)]
+    said = sorted((e for e in read if e.modality == "speech" and (not spans or any(e.start < b and e.end > a for a, b in spans))),
+                  key=lambda e: e.start)
+    calling = [e for e in said if _VOCATIVE.search(e.text)]
+    if not calling:
+        return None
+    return "The speaker names whom they are talking to: " + " ".join(sentences(calling[:1], q)), calling[:1]
 
 
 # ------------------------------------------------------------------ answers of particular kinds
@@ -487,6 +510,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return counted
     if said := _nothing_said(turn):
         return said, []
+    if q.addressee and (addressed := _addressed(turn, focus)):
+        return addressed
     if q.quoted and q.relation and (continued := _after_quote(turn)):
         return continued
     scored = _ranked(turn, focus)

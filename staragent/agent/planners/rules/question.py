@@ -217,6 +217,7 @@ class Question:
     asks_title: bool = False  # about a title (the biggest text on screen)
     video_title: bool = False  # ... the video's own title
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
+    addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
     intent: Intent | None = None
 
     @property
@@ -317,6 +318,9 @@ NOT_HEARD = {"person", "place", "url", "date"}
 _TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
+_ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
+    r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
+    r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
 _CREDITS = re.compile(r"\bcredits\b|\bcredits? (?:roll|start|begin)")
 _OPENING_CREDITS = re.compile(r"\b(?:opening|start(?:ing)?|beginning|first)\s+credits\b")
 _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:sound|noise)s?\b")
@@ -647,6 +651,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     question.asks_title = bool(_TITLE_WORD.search(bare_lower))
     question.credits = bool(_CREDITS.search(bare_lower))
+    question.addressee = bool(_ADDRESSEE.search(bare_lower))
     question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower)) and not question.scope and time_range is None
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
