@@ -281,15 +281,15 @@ def test_a_name_under_a_scrolling_credit_answers_who_held_that_role():
 
 
 def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events"),
-              boxes=None):
-    """Run the planner to its answer: every search returns ``hits``, every range tool the lines of
-    ``world`` it reads in that range (as the real tools do, each line with its own span, and with its
-    place on the frame from ``boxes``)."""
+              boxes=None, history=()):
+    """Run the planner to its answer: every search returns ``hits`` (or ``hits(query)``), every range
+    tool the lines of ``world`` it reads in that range (as the real tools do, each line with its own
+    span, and with its place on the frame from ``boxes``), after the turns of ``history``."""
     boxes = boxes or {}
     from staragent.timecodes import parse_range
 
     planner = _planner(*tools)
-    messages = [SystemMessage("The video: x.mp4, 10:00 long."), HumanMessage(question)]
+    messages = [SystemMessage("The video: x.mp4, 10:00 long."), *history, HumanMessage(question)]
     for _ in range(8):
         reply = planner.invoke(messages, video={"duration": 600.0})
         messages.append(reply)
@@ -297,7 +297,7 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
             return reply
         for call in reply.tool_calls:
             if call["name"] == "cross_modal_search":
-                messages.append(_reply(call, {"results": hits}))
+                messages.append(_reply(call, {"results": hits(call["args"]["query"]) if callable(hits) else hits}))
                 continue
             a, b = parse_range(call["args"]["timestamp"])
             found = [e for e in world if e.source == call["name"] and e.start < b and e.end > a]
@@ -385,6 +385,27 @@ def test_whom_a_speaker_addresses_is_who_they_call_by_name_in_their_part():
     final = _converse("Who is Brandt addressing in her speech?", world, hits)
     assert "neighbours" in final.content and "Ladies" not in final.content, final.content
     assert analyse("Who is talking to the crowd?").addressee is False  # the speaker is asked for, not the listeners
+
+
+def test_a_follow_up_with_words_of_its_own_is_answered_where_they_are_found():
+    from langchain_core.messages import AIMessage
+
+    world = [
+        line("extract_scene_text", "ocr", 400, 404, "DIRECTED BY"), line("extract_scene_text", "ocr", 400, 404, "Mira Castell"),
+        line("extract_scene_text", "ocr", 410, 414, "MUSIC"), line("extract_scene_text", "ocr", 410, 414, "Lena Okafor"),
+        line("extract_scene_text", "ocr", 550, 560, "LANTERNFALL WAS MADE WITH THE HELP OF"),
+        line("extract_scene_text", "ocr", 550, 560, "Northern Arts Fund"),
+    ]
+
+    def search(query):
+        if query.lower() == "music":
+            return [{"start": 410.0, "end": 414.0, "timestamp": "6:50-6:54", "evidence": [world[2].model_dump()]}]
+        return [{"start": 550.0, "end": 560.0, "timestamp": "9:10-9:20", "evidence": [world[4].model_dump()]}]
+
+    cited = world[1]
+    answer = AIMessage("On screen at 6:40-6:44: “Mira Castell”.", response_metadata={"evidence": [cited.model_dump()]})
+    final = _converse("And who did the music?", world, search, history=[HumanMessage("Who directed Lanternfall?"), answer])
+    assert "Lena Okafor" in final.content and "Mira Castell" not in final.content, final.content
 
 
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():

@@ -157,6 +157,25 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     return float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"]))
 
 
+def own_query(turn: Turn) -> str | None:
+    """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
+    music?" after a question about the film's director), unless a pronoun ties it to that topic
+    ("and what does it weigh?")."""
+    q = turn.question
+    own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried and not q.pronoun else []
+    return " ".join(own) or None
+
+
+def own_words_found(turn: Turn) -> bool:
+    """Whether the search for a follow-up's own words found them as such, said or shown (not only
+    by meaning): its answer is there, not in the part the last answer came from."""
+    own = own_query(turn)
+    hits = search_hits(turn, own) if own else []
+    words = set(tokenize(own or ""))
+    return bool(hits) and any(m.get("modality") in ("ocr", "speech") and matched(words, set(tokenize(m["text"])))
+                              for m in hits[0].get("evidence") or [])
+
+
 def named_spans(turn: Turn) -> list[Span] | None:
     """The stretches the question itself points at, or None when it points at none (then search
     says where to look). An empty list: it points somewhere that could not be found."""
@@ -186,7 +205,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
             spans.append(found)
     if spans:
         return spans
-    if base is not None and (q.refers_back or q.follow_up):
+    if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn):
         return [widen_to_part(turn, base)]
     return None
 

@@ -107,6 +107,7 @@ ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight",
                    "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
 DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes"))
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
 _BACK = re.compile(
     r"\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|\b(?:that|this|those|these)\s+(?:person|man|woman|one|ones|people|sound|noise|"
     r"line|song|part|speech|moment|name|place|company|thing|word|words|piece|reading|clip|scene|text|card|dialog|window|option|choice)\b|"
@@ -204,6 +205,7 @@ class Question:
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
     moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
     refers_back: bool = False  # a pronoun points at the previous turn ("when does it start?")
+    pronoun: bool = False  # ... a pronoun proper, not only a leading "and" ("and who did the music?")
     follow_up: bool = False  # ... or the question has too few words of its own to stand alone
     carried: list[str] = field(default_factory=list)  # the topic a follow-up placed by time keeps for the next one
     visual_only: bool = False  # about what things look like
@@ -678,6 +680,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.role = role[0].lower()
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     question.refers_back = previous is not None and bool(_BACK.search(bare))
+    question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject
     if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
         question.follow_up = True
