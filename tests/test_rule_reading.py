@@ -408,6 +408,26 @@ def test_a_follow_up_with_words_of_its_own_is_answered_where_they_are_found():
     assert "Lena Okafor" in final.content and "Mira Castell" not in final.content, final.content
 
 
+def test_a_place_search_finds_far_above_the_rest_by_meaning_answers_with_the_kind_asked_for():
+    world = [
+        line("extract_scene_text", "ocr", 0, 60, "Tue 09:12"),  # the clock of the desktop, on screen throughout
+        line("extract_scene_text", "ocr", 40, 44, "Keep these settings?"),
+        line("extract_scene_text", "ocr", 40, 44, "Changes will be undone in 15 seconds"),
+        line("extract_scene_text", "ocr", 40, 44, "Undo Changes"),
+        line("extract_scene_text", "ocr", 2, 30, "Printer Settings"),
+    ]
+
+    def hits(best, second):
+        return [{"start": 40.0, "end": 44.0, "timestamp": "0:40-0:44", "score": best, "evidence": [world[3].model_dump()]},
+                {"start": 0.0, "end": 10.0, "timestamp": "0:00-0:10", "score": second, "evidence": []}]
+
+    question = "How long until it goes back to the old setup?"
+    final = _converse(question, world, hits(0.005, 0.001))
+    assert "15 seconds" in final.content and "09:12" not in final.content, final.content
+    final = _converse(question, world, hits(0.005, 0.004))  # no place stands out: words decide, and none is there
+    assert says_nothing_found(final.content), final.content
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 

@@ -17,7 +17,7 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read
+from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read, standout_span
 from .intents import intent_answer
 from .layout import boxes_of
 from .question import TYPE_WORDS, URL_WORDS, Question
@@ -153,6 +153,8 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     return chosen + [e for e in carried if e.key() not in {c.key() for c in chosen}]
 
 
+MEASURED = frozenset({"money", "percent", "number", "duration", "time", "date"})
+"""kinds of answer a line shows by its form (an amount, a date), whatever its words"""
 CONTINUING = frozenset({"unless", "but", "and", "because", "although", "though", "except", "until", "which", "or", "so", "yet", "whereas"})
 """words that open a sentence carrying on the one before it"""
 
@@ -515,6 +517,12 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     if q.quoted and q.relation and (continued := _after_quote(turn)):
         return continued
     scored = _ranked(turn, focus)
+    if not scored and focus is None and q.answer_type in MEASURED and (standout := standout_span(turn)) is not None:
+        # no line holds the question's words, but search found one place by meaning far above the rest:
+        # what is there is the answer when it holds the kind asked for ("how long before it reverts?")
+        inside = _ranked(turn, [standout])
+        if any(has_type(beyond_question(s.evidence.text, q), q.answer_type) for s in inside[:1]):
+            focus, scored = [standout], inside
     if q.asks_moment and not q.operation and (moment := _moment(turn, focus, scored)):
         return moment
     if q.time_range is not None and q.moment is None and not q.subject and q.operation is None:

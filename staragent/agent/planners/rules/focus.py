@@ -157,6 +157,21 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     return float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"]))
 
 
+STANDOUT = 2.0
+"""how many times the next hit's score the best one's must be for a match by meaning alone to be trusted"""
+
+
+def standout_span(turn: Turn) -> Span | None:
+    """The span of a search hit that stands far above the others (a match by meaning, "reverts"
+    for "Restore Previous Configuration"), when a search found one."""
+    for step in turn.called(SEARCH):
+        hits = [h for h in (step.result or {}).get("results") or [] if isinstance(h, dict) and "start" in h]
+        scores = [float(h.get("score") or 0.0) for h in hits[:2]]
+        if len(scores) == 2 and scores[1] > 0 and scores[0] >= STANDOUT * scores[1]:
+            return float(hits[0]["start"]), float(hits[0]["end"])
+    return None
+
+
 def own_query(turn: Turn) -> str | None:
     """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
     music?" after a question about the film's director), unless a pronoun ties it to that topic

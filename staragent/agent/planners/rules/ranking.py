@@ -328,6 +328,8 @@ def rank(
             # "at the end": of two answers in the closing part, the later one; "at the start", the earlier
             where = (e.start - span[0]) / (span[1] - span[0])
             score += 0.2 * (where if q.position == "end" else 1.0 - where)
+        if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
+            score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
