@@ -5,10 +5,10 @@ one line that answers (not the lines beside it), and honest messages when a tool
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
+from staragent.agent.grounding import says_nothing_found
 from staragent.agent.planners.rules import RulePlanner
 from staragent.agent.planners.rules.question import analyse
 from staragent.agent.runner import VideoAgent
-from staragent.bench.factqa import says_nothing_found
 from staragent.config import load_settings
 from staragent.index.text import tokenize
 from staragent.schema import Evidence
