@@ -428,6 +428,28 @@ def test_a_place_search_finds_far_above_the_rest_by_meaning_answers_with_the_kin
     assert says_nothing_found(final.content), final.content
 
 
+def test_a_settings_window_is_read_as_rows_and_its_lasting_frame_is_not_an_answer():
+    lines, boxes = _screen(
+        (0.0, 600.0, "Mon 09:41", (0.46, 0.00, 0.54, 0.03)),  # the desktop's clock and user, on screen all 10 minutes
+        (0.0, 600.0, "Rosa Lindqvist", (0.84, 0.00, 0.99, 0.03)),
+        (4.0, 50.0, "Rotation:", (0.19, 0.65, 0.26, 0.68)), (4.0, 50.0, "Upside down", (0.29, 0.65, 0.38, 0.68)),
+        (4.0, 50.0, "Detect Displays", (0.19, 0.73, 0.30, 0.76)), (4.0, 50.0, "Apply", (0.74, 0.73, 0.78, 0.76)),
+    )
+    from staragent.agent.planners.rules.ranking import labelled
+
+    assert lines[4].key() not in labelled(lines, boxes)  # under "Rotation:", but that label has its value beside it
+    hit = {"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}
+    final = _converse("What rotation is the screen set to?", lines, [hit], boxes=boxes)
+    assert "Upside down" in final.content and "Rosa" not in final.content and "Detect" not in final.content, final.content
+
+
+def test_a_genre_names_the_part_a_question_places_itself_after():
+    q = analyse("Which novel is read after the sonnet?")
+    assert q.relation == "after" and q.relation_to == "the sonnet"
+    assert analyse("What sound is heard after the narration?").relation_to is None  # no part in particular
+    assert not analyse("What is the film's website?").overview and analyse("What is the film about?").overview
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 

@@ -105,7 +105,8 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
-    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn))}
+    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
+               "duration": turn.duration}
     scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
         scored = rank(q, turn.evidence(), **context)
@@ -145,7 +146,8 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         if competing and q.answer_type in ("money", "percent", "number", "duration", "time"):
             continue
         fuller = q.answer_type in ("date", "when") and bool(MONTH_DAY.search(e.text)) and not MONTH_DAY.search(best.text)
-        if near and (adds or fuller or has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)):
+        typed = q.answer_type != "entity" and has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)
+        if near and s.score >= 0.5 * scored[0].score and (adds or fuller or typed):
             chosen.append(e)
             covered |= adds
     # "He was not unkind." "Unless being cold is unkind.": one thought, cut in two

@@ -78,8 +78,11 @@ _GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part"
                   "following", "earlier", "later", "current", "that", "this", "one"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
 # What a relation may point at without naming a particular part: "after the narration", "before the music".
-_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *PART_NOUNS, *_GENERIC_PARTS, *_VOICES, "talking", "speaking",
-                                                  "slide", "intro"])))
+_GENRES = {"poem", "sonnet", "song", "speech", "address", "lecture", "interview", "story", "chapter", "keynote", "presentation", "demo",
+           "episode", "verse", "track", "monologue"}
+"""part nouns that name what a part is: "after the sonnet" points at the sonnet, "after the passage" at no part in particular"""
+_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *(set(PART_NOUNS) - _GENRES), *_GENERIC_PARTS, *_VOICES, "talking",
+                                                  "speaking", "slide", "intro"])))
 # Words that say what kind of answer is wanted; the video need not repeat them ("on what date ...").
 TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amount percent percentage place city country "
                                 "when who where which kind sort type"))
@@ -158,7 +161,7 @@ _START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|op
                           r"show up|shows up|first|switched|turned|pop up|pops up|play|plays|kick off|kicks off)\b", re.I)
 _END_VERBS = re.compile(r"\b(?:end|ends|ended|finish|finishes|finished|stop|stops|stopped|close|closes|closed|disappear|disappears)\b", re.I)
 _OVERVIEW = re.compile(
-    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
+    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
     r"\bwhat (?:is|does) (?:this|the) (?:video|clip|film|movie|recording) (?:about|show|demonstrate|explain|teach|cover)\b|"
     r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
     r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b",
