@@ -450,6 +450,43 @@ def test_a_genre_names_the_part_a_question_places_itself_after():
     assert not analyse("What is the film's website?").overview and analyse("What is the film about?").overview
 
 
+def test_how_a_part_begins_or_ends_is_its_first_or_last_line():
+    world = [
+        line("extract_scene_text", "ocr", 60, 110, "The Lighthouse Keeper - Ada Brennan"),
+        line("transcribe_speech", "speech", 61, 62, "2."),
+        line("transcribe_speech", "speech", 63, 70, "The lamp was lit before the storm came in."),
+        line("transcribe_speech", "speech", 71, 90, "All night the keeper counted the ships."),
+        line("transcribe_speech", "speech", 92, 108, "By morning the sea was calm again."),
+        line("extract_scene_text", "ocr", 111, 160, "Evening News - Part Two"),
+        line("transcribe_speech", "speech", 112, 118, "Good evening and welcome back."),
+    ]
+    hits = [{"start": 60.0, "end": 110.0, "timestamp": "1:00-1:50", "evidence": [world[0].model_dump()]}]
+    final = _converse("How does the Brennan story begin?", world, hits)
+    assert "lamp was lit" in final.content and "keeper counted" not in final.content, final.content
+    final = _converse("What are the last words of the Brennan story?", world, hits)
+    assert "sea was calm" in final.content and "Good evening" not in final.content, final.content
+    assert analyse("When does the Brennan story begin?").words_at is None  # the moment, not the words
+
+
+def test_a_pause_is_a_silence_and_a_guess_at_a_sound_is_no_mention_of_it():
+    def heard(start, end, text, confidence=None):
+        return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
+
+    world = [
+        heard(500.0, 505.5, "silence: 5.5 s of silence"), heard(505.5, 506.0, "sound: tonal sound near 90 Hz, changing in loudness (a chime, bell or music)"),
+        heard(540.0, 541.0, "silence: 1.0 s of silence"), heard(560.0, 560.5, "silence: 0.5 s of silence"),
+        line("transcribe_speech", "speech", 506.0, 540.0, "And that was the last story of the evening."),
+    ]
+    hits = [{"start": 500.0, "end": 600.0, "timestamp": "8:20-10:00", "evidence": []}]
+    final = _converse("How long is the pause near the end of the video?", world, hits)
+    assert "5.5 s" in final.content and "tonal" not in final.content, final.content
+    world += [heard(100.0, 104.0, "Music", 0.9)]
+    hits = [{"start": 500.0, "end": 510.0, "timestamp": "8:20-8:30", "evidence": []},
+            {"start": 95.0, "end": 110.0, "timestamp": "1:35-1:50", "evidence": []}]
+    final = _converse("Is there any music in the video?", world, hits)
+    assert final.content.startswith("Yes") and "1:40" in final.content and "8:25" not in final.content, final.content
+
+
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():
     from staragent.agent.planners.rules.ranking import rank
 

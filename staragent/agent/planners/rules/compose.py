@@ -192,6 +192,18 @@ def _addressed(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence
     return "The speaker names whom they are talking to: " + " ".join(sentences(calling[:1], q)), calling[:1]
 
 
+def _edge_words(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | None:
+    """What a part opens or closes with: its first (or last) line said, else shown."""
+    inside = [e for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr") and any(a - 0.5 <= e.start < b for a, b in focus)
+              and len(re.findall(r"[A-Za-z]{2,}", e.text)) >= 2]  # not a stray "1." read out before the text
+    said = [e for e in inside if e.modality == "speech"] or inside
+    if not said:
+        return None
+    first = turn.question.words_at == "start"
+    line = min(said, key=lambda e: e.start) if first else max(said, key=lambda e: e.end)
+    return ("It opens with: " if first else "It closes with: ") + " ".join(sentences([line], turn.question)), [line]
+
+
 # ------------------------------------------------------------------ answers of particular kinds
 
 
@@ -516,6 +528,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return said, []
     if q.addressee and (addressed := _addressed(turn, focus)):
         return addressed
+    if q.words_at and focus and (edge := _edge_words(turn, focus)):
+        return edge
     if q.quoted and q.relation and (continued := _after_quote(turn)):
         return continued
     scored = _ranked(turn, focus)

@@ -223,6 +223,7 @@ class Question:
     video_title: bool = False  # ... the video's own title
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
     addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
+    words_at: str | None = None  # start | end: "how does the passage begin?", "what are its last words?"
     intent: Intent | None = None
 
     @property
@@ -234,6 +235,11 @@ class Question:
         """It asks about a sound, not about silence ("what sound", "which noise")."""
         words = set(re.findall(r"[a-z]+", self.text.lower()))
         return bool(words & (AUDIO_WORDS - {"hear", "heard", "audio", "loud"} - SILENCE_WORDS)) and not words & SILENCE_WORDS
+
+    @property
+    def names_silence(self) -> bool:
+        """It asks about a silence ("how long is the pause?")."""
+        return bool(set(re.findall(r"[a-z]+", self.text.lower())) & SILENCE_WORDS)
 
     @property
     def subject(self) -> list[str]:
@@ -326,6 +332,10 @@ _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode ser
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
+_NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
+_WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
+    r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
+    r"\b(?P<edge2>first|opening|last|closing|final) (?:words?|lines?|sentences?)\b", re.I)
 _CREDITS = re.compile(r"\bcredits\b|\bcredits? (?:roll|start|begin)")
 _OPENING_CREDITS = re.compile(r"\b(?:opening|start(?:ing)?|beginning|first)\s+credits\b")
 _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:sound|noise)s?\b")
@@ -614,6 +624,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     for q in quoted:  # quoted words are looked for, not read as the question's grammar
         bare = bare.replace(q, " ")
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
+    text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
     lower, bare_lower = text.lower(), bare.lower()
     words = set(re.findall(r"[a-z'-]+", bare_lower))
     keywords = content_words(text_for_topic)
@@ -667,6 +678,14 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     elif _POSITION_END.search(bare):
         question.position = "end"
     question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time",)
+    if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
+        edge = (m["edge"] or m["edge2"]).lower()
+        question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"
+        if question.scope:  # "the first line of the poem": the poem
+            question.scope = re.sub(r"^(?:first|opening|last|closing|final)\s+(?:words?|lines?|sentences?)\s+(?:of|in)\s+(?:the\s+)?", "",
+                                    question.scope, flags=re.I) or None
+        elif question.time_range is None:
+            question.position = question.words_at  # "how does the film end?": its closing part
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)

@@ -39,6 +39,7 @@ NAMED_SOUND = 0.3
 """a sound the audio tagger named ("Church bell") says more than any of those kinds; its confidence adds
 up to as much again"""
 TYPE_BONUS = 0.6
+_GUESS = re.compile(r"\(an? [^)]*\)")
 CHROME = 0.9
 """share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
 
@@ -153,7 +154,8 @@ class Scored:
 
 def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str]) -> tuple[float, float]:
     """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it."""
-    toks = set(tokenize(e.text))
+    # the acoustic statistics' guess at a sound's source ("(a chime, bell or music)") is no mention of it
+    toks = set(tokenize(_GUESS.sub("", e.text) if e.modality == "audio" else e.text))
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
@@ -186,6 +188,9 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
             score += 0.06 * min(e.end - e.start, 6.0)
             if q.names_a_sound:  # "what sound ...": silence is no sound
                 score -= 0.5
+            elif q.names_silence:  # "how long is the pause?": the longest stands out (its length as measured, before any clipping)
+                stated = re.search(r"(\d+(?:\.\d+)?) s of silence", e.text)
+                score += 0.4 + 0.1 * min(float(stated[1]) if stated else e.end - e.start, 6.0)
         elif "tonal" in e.text:
             score += 0.1  # a chime or a bell says more than an unnamed sound
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
