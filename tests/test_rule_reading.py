@@ -311,6 +311,11 @@ def line(tool, modality, start, end, text):
     return Evidence(start=start, end=end, modality=modality, text=text, source=tool)
 
 
+def heard(start, end, text, confidence=None):
+    """A sound the sound lister reported; ``confidence`` when the tagger named it."""
+    return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
+
+
 def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_slide():
     world = [
         line("extract_scene_text", "ocr", 40, 62, "Halden warehouse"),
@@ -330,9 +335,6 @@ def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_
 
 
 def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there():
-    def heard(start, end, text, confidence=None):
-        return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
-
     world = [
         line("transcribe_speech", "speech", 40, 52, "And so the first reading of the evening ends."),
         heard(52.5, 54.0, "Silence", 0.99),
@@ -469,9 +471,6 @@ def test_how_a_part_begins_or_ends_is_its_first_or_last_line():
 
 
 def test_a_pause_is_a_silence_and_a_guess_at_a_sound_is_no_mention_of_it():
-    def heard(start, end, text, confidence=None):
-        return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
-
     world = [
         heard(500.0, 505.5, "silence: 5.5 s of silence"), heard(505.5, 506.0, "sound: tonal sound near 90 Hz, changing in loudness (a chime, bell or music)"),
         heard(540.0, 541.0, "silence: 1.0 s of silence"), heard(560.0, 560.5, "silence: 0.5 s of silence"),
