@@ -94,6 +94,21 @@ def measure(out: Path, durations: dict[str, float]) -> dict:
     }
 
 
+def same_answers(llm: Path, rules: Path) -> int | None:
+    """How many of the LLM's scored answers are the rule planner's word for word (the draft a small
+    model is shown, kept or put back when the model found nothing)."""
+    if not (llm / "trajectories.jsonl").is_file() or not (rules / "trajectories.jsonl").is_file():
+        return None
+
+    def answers(out: Path) -> dict:
+        scored = {(r["sample_id"], r["turn"]) for r in map(json.loads, (out / "scores.jsonl").read_text().splitlines()) if r.get("metric") == "factqa"}
+        records = (json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines() if line.strip())
+        return {(r["sample_id"], r["turn"]): r["answer"].strip() for r in records if (r["sample_id"], r["turn"]) in scored}
+
+    mine, theirs = answers(llm), answers(rules)
+    return sum(1 for key, text in mine.items() if theirs.get(key) == text)
+
+
 def per_question(records: list[dict], counts) -> float | None:
     return round(sum(1 for r in records for s in r["trajectory"] if counts(s)) / len(records), 2) if records else None
 
@@ -118,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     previous = WORK.parent.parent / "benchmarks" / "results" / "llm_dev.json"
     if args.only and previous.is_file():  # keep the other planner's last run beside this one
         results = {**json.loads(previous.read_text()).get("runs", {}), **results}
+    if "llm" in results and (copied := same_answers(WORK / "dev-llm", WORK / "dev-rules")) is not None:
+        results["llm"]["answers_as_the_rules_drafted"] = copied
     command = "python benchmarks/llm_dev.py" + (f" --limit {args.limit}" if args.limit else "")
     print(save("llm_dev", {"command": command, "dataset": str(args.dataset.name), "runs": results}))
     import report

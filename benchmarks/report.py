@@ -331,6 +331,8 @@ def llm_dev_section(data: dict) -> list[str]:
         "| answers after at least one tool call: any / one the planner chose | " + " | ".join(
             f"{runs[n]['answers_after_a_tool_call']}/{runs[n]['questions']} / {runs[n]['answers_after_a_planner_call']}/{runs[n]['questions']}" for n in names) + " |",
         "| answers citing a time past the video's end | " + " | ".join(str(runs[n]["answers_citing_times_outside_the_video"]) for n in names) + " |",
+        *(["| answers word for word the rule planner's (its draft, kept or put back) | " + " | ".join(
+            str(runs[n].get("answers_as_the_rules_drafted", "—")) for n in names) + " |"] if "answers_as_the_rules_drafted" in runs.get("llm", {}) else []),
         "| turns that ended in an error | " + " | ".join(str(runs[n]["errors"]) for n in names) + " |",
         "| seconds per answer, p50 / p95 | " + " | ".join(stat(runs[n], "seconds") for n in names) + " |",
         "| prompt tokens per answer, p50 / p95 | " + " | ".join(stat(runs[n], "prompt_tokens", 0) for n in names) + " |",

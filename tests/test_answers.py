@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from staragent.bench.factqa import says_nothing_found
+from staragent.agent.grounding import says_nothing_found
 
 LIGHTHOUSE, GAP, HARVEST, CLOSING = (0.0, 12.0), (12.0, 16.0), (16.0, 28.0), (32.0, 44.0)
 

@@ -5,10 +5,10 @@ one line that answers (not the lines beside it), and honest messages when a tool
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
+from staragent.agent.grounding import says_nothing_found
 from staragent.agent.planners.rules import RulePlanner
 from staragent.agent.planners.rules.question import analyse
 from staragent.agent.runner import VideoAgent
-from staragent.bench.factqa import says_nothing_found
 from staragent.config import load_settings
 from staragent.index.text import tokenize
 from staragent.schema import Evidence
@@ -281,15 +281,15 @@ def test_a_name_under_a_scrolling_credit_answers_who_held_that_role():
 
 
 def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events"),
-              boxes=None):
-    """Run the planner to its answer: every search returns ``hits``, every range tool the lines of
-    ``world`` it reads in that range (as the real tools do, each line with its own span, and with its
-    place on the frame from ``boxes``)."""
+              boxes=None, history=()):
+    """Run the planner to its answer: every search returns ``hits`` (or ``hits(query)``), every range
+    tool the lines of ``world`` it reads in that range (as the real tools do, each line with its own
+    span, and with its place on the frame from ``boxes``), after the turns of ``history``."""
     boxes = boxes or {}
     from staragent.timecodes import parse_range
 
     planner = _planner(*tools)
-    messages = [SystemMessage("The video: x.mp4, 10:00 long."), HumanMessage(question)]
+    messages = [SystemMessage("The video: x.mp4, 10:00 long."), *history, HumanMessage(question)]
     for _ in range(8):
         reply = planner.invoke(messages, video={"duration": 600.0})
         messages.append(reply)
@@ -297,7 +297,7 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
             return reply
         for call in reply.tool_calls:
             if call["name"] == "cross_modal_search":
-                messages.append(_reply(call, {"results": hits}))
+                messages.append(_reply(call, {"results": hits(call["args"]["query"]) if callable(hits) else hits}))
                 continue
             a, b = parse_range(call["args"]["timestamp"])
             found = [e for e in world if e.source == call["name"] and e.start < b and e.end > a]
@@ -309,6 +309,11 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
 def line(tool, modality, start, end, text):
     """A line a tool found: ``tool`` reported it, ``modality`` is how it reached the video."""
     return Evidence(start=start, end=end, modality=modality, text=text, source=tool)
+
+
+def heard(start, end, text, confidence=None):
+    """A sound the sound lister reported; ``confidence`` when the tagger named it."""
+    return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
 
 
 def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_slide():
@@ -330,9 +335,6 @@ def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_
 
 
 def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there():
-    def heard(start, end, text, confidence=None):
-        return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
-
     world = [
         line("transcribe_speech", "speech", 40, 52, "And so the first reading of the evening ends."),
         heard(52.5, 54.0, "Silence", 0.99),
@@ -345,6 +347,143 @@ def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there
     final = _converse("What sound is heard after the first reading?", world, [hit])
     assert "bell" in final.content and "140 Hz" in final.content, final.content
     assert "Silence" not in final.content and "small room" not in final.content
+
+
+def test_a_general_word_in_the_question_finds_the_kind_the_video_names():
+    world = [
+        line("extract_scene_text", "ocr", 0, 40, "Evening lecture - Dana Whitlow, 2004"),
+        line("transcribe_speech", "speech", 2, 9, "Good evening, and thank you all for coming tonight."),
+        line("transcribe_speech", "speech", 41, 50, "In the garden the orchids open before the daisies do."),
+        line("extract_scene_text", "ocr", 41, 60, "Garden notes"),
+    ]
+    hits = [{"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}]
+    final = _converse("Is there a speech in this video?", world, hits)
+    assert final.content.startswith("Yes") and "Evening lecture" in final.content, final.content
+    final = _converse("Which flower opens first, according to the narrator?", world, hits)
+    assert "orchids" in final.content, final.content
+    final = _converse("Is there a song in this video?", world, hits)  # no kind of song is named: no
+    assert final.content.startswith("No"), final.content
+
+
+def test_a_sentence_that_carries_on_the_quoted_one_is_quoted_with_it():
+    said = [line("transcribe_speech", "speech", s, e, t) for s, e, t in [
+        (10.0, 14.0, "We stayed by the sea that spring."), (15.0, 17.5, "The harbour hotel was not a bad one."),
+        (18.0, 22.0, "Unless noisy rooms and cold breakfasts are good."), (24.0, 28.0, "The next morning we took the ferry.")]]
+    said.append(line("extract_scene_text", "ocr", 8.0, 30.0, "Travel diary - Ana Ruiz"))
+    hit = {"start": 10.0, "end": 30.0, "timestamp": "0:10-0:30", "evidence": [said[1].model_dump()]}
+    final = _converse("What two faults does Ana Ruiz find in the harbour hotel?", said, [hit])
+    assert "noisy rooms" in final.content and "ferry" not in final.content, final.content
+
+
+def test_whom_a_speaker_addresses_is_who_they_call_by_name_in_their_part():
+    world = [
+        line("extract_scene_text", "ocr", 0, 30, "Harvest festival welcome - Mayor Ilse Brandt"),
+        line("transcribe_speech", "speech", 2, 5, "Thank you for coming out in this weather."),
+        line("transcribe_speech", "speech", 6, 9, "My dear neighbours, this year the orchards gave us more than ever."),
+        line("extract_scene_text", "ocr", 31, 60, "Closing remarks - Pastor Jon Ek"),
+        line("transcribe_speech", "speech", 32, 36, "Ladies and gentlemen, please rise."),
+    ]
+    hits = [{"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}]
+    final = _converse("Who is Brandt addressing in her speech?", world, hits)
+    assert "neighbours" in final.content and "Ladies" not in final.content, final.content
+    assert analyse("Who is talking to the crowd?").addressee is False  # the speaker is asked for, not the listeners
+
+
+def test_a_follow_up_with_words_of_its_own_is_answered_where_they_are_found():
+    from langchain_core.messages import AIMessage
+
+    world = [
+        line("extract_scene_text", "ocr", 400, 404, "DIRECTED BY"), line("extract_scene_text", "ocr", 400, 404, "Mira Castell"),
+        line("extract_scene_text", "ocr", 410, 414, "MUSIC"), line("extract_scene_text", "ocr", 410, 414, "Lena Okafor"),
+        line("extract_scene_text", "ocr", 550, 560, "LANTERNFALL WAS MADE WITH THE HELP OF"),
+        line("extract_scene_text", "ocr", 550, 560, "Northern Arts Fund"),
+    ]
+
+    def search(query):
+        if query.lower() == "music":
+            return [{"start": 410.0, "end": 414.0, "timestamp": "6:50-6:54", "evidence": [world[2].model_dump()]}]
+        return [{"start": 550.0, "end": 560.0, "timestamp": "9:10-9:20", "evidence": [world[4].model_dump()]}]
+
+    cited = world[1]
+    answer = AIMessage("On screen at 6:40-6:44: “Mira Castell”.", response_metadata={"evidence": [cited.model_dump()]})
+    final = _converse("And who did the music?", world, search, history=[HumanMessage("Who directed Lanternfall?"), answer])
+    assert "Lena Okafor" in final.content and "Mira Castell" not in final.content, final.content
+
+
+def test_a_place_search_finds_far_above_the_rest_by_meaning_answers_with_the_kind_asked_for():
+    world = [
+        line("extract_scene_text", "ocr", 0, 60, "Tue 09:12"),  # the clock of the desktop, on screen throughout
+        line("extract_scene_text", "ocr", 40, 44, "Keep these settings?"),
+        line("extract_scene_text", "ocr", 40, 44, "Changes will be undone in 15 seconds"),
+        line("extract_scene_text", "ocr", 40, 44, "Undo Changes"),
+        line("extract_scene_text", "ocr", 2, 30, "Printer Settings"),
+    ]
+
+    def hits(best, second):
+        return [{"start": 40.0, "end": 44.0, "timestamp": "0:40-0:44", "score": best, "evidence": [world[3].model_dump()]},
+                {"start": 0.0, "end": 10.0, "timestamp": "0:00-0:10", "score": second, "evidence": []}]
+
+    question = "How long until it goes back to the old setup?"
+    final = _converse(question, world, hits(0.005, 0.001))
+    assert "15 seconds" in final.content and "09:12" not in final.content, final.content
+    final = _converse(question, world, hits(0.005, 0.004))  # no place stands out: words decide, and none is there
+    assert says_nothing_found(final.content), final.content
+
+
+def test_a_settings_window_is_read_as_rows_and_its_lasting_frame_is_not_an_answer():
+    lines, boxes = _screen(
+        (0.0, 600.0, "Mon 09:41", (0.46, 0.00, 0.54, 0.03)),  # the desktop's clock and user, on screen all 10 minutes
+        (0.0, 600.0, "Rosa Lindqvist", (0.84, 0.00, 0.99, 0.03)),
+        (4.0, 50.0, "Rotation:", (0.19, 0.65, 0.26, 0.68)), (4.0, 50.0, "Upside down", (0.29, 0.65, 0.38, 0.68)),
+        (4.0, 50.0, "Detect Displays", (0.19, 0.73, 0.30, 0.76)), (4.0, 50.0, "Apply", (0.74, 0.73, 0.78, 0.76)),
+    )
+    from staragent.agent.planners.rules.ranking import labelled
+
+    assert lines[4].key() not in labelled(lines, boxes)  # under "Rotation:", but that label has its value beside it
+    hit = {"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}
+    final = _converse("What rotation is the screen set to?", lines, [hit], boxes=boxes)
+    assert "Upside down" in final.content and "Rosa" not in final.content and "Detect" not in final.content, final.content
+
+
+def test_a_genre_names_the_part_a_question_places_itself_after():
+    q = analyse("Which novel is read after the sonnet?")
+    assert q.relation == "after" and q.relation_to == "the sonnet"
+    assert analyse("What sound is heard after the narration?").relation_to is None  # no part in particular
+    assert not analyse("What is the film's website?").overview and analyse("What is the film about?").overview
+
+
+def test_how_a_part_begins_or_ends_is_its_first_or_last_line():
+    world = [
+        line("extract_scene_text", "ocr", 60, 110, "The Lighthouse Keeper - Ada Brennan"),
+        line("transcribe_speech", "speech", 61, 62, "2."),
+        line("transcribe_speech", "speech", 63, 70, "The lamp was lit before the storm came in."),
+        line("transcribe_speech", "speech", 71, 90, "All night the keeper counted the ships."),
+        line("transcribe_speech", "speech", 92, 108, "By morning the sea was calm again."),
+        line("extract_scene_text", "ocr", 111, 160, "Evening News - Part Two"),
+        line("transcribe_speech", "speech", 112, 118, "Good evening and welcome back."),
+    ]
+    hits = [{"start": 60.0, "end": 110.0, "timestamp": "1:00-1:50", "evidence": [world[0].model_dump()]}]
+    final = _converse("How does the Brennan story begin?", world, hits)
+    assert "lamp was lit" in final.content and "keeper counted" not in final.content, final.content
+    final = _converse("What are the last words of the Brennan story?", world, hits)
+    assert "sea was calm" in final.content and "Good evening" not in final.content, final.content
+    assert analyse("When does the Brennan story begin?").words_at is None  # the moment, not the words
+
+
+def test_a_pause_is_a_silence_and_a_guess_at_a_sound_is_no_mention_of_it():
+    world = [
+        heard(500.0, 505.5, "silence: 5.5 s of silence"), heard(505.5, 506.0, "sound: tonal sound near 90 Hz, changing in loudness (a chime, bell or music)"),
+        heard(540.0, 541.0, "silence: 1.0 s of silence"), heard(560.0, 560.5, "silence: 0.5 s of silence"),
+        line("transcribe_speech", "speech", 506.0, 540.0, "And that was the last story of the evening."),
+    ]
+    hits = [{"start": 500.0, "end": 600.0, "timestamp": "8:20-10:00", "evidence": []}]
+    final = _converse("How long is the pause near the end of the video?", world, hits)
+    assert "5.5 s" in final.content and "tonal" not in final.content, final.content
+    world += [heard(100.0, 104.0, "Music", 0.9)]
+    hits = [{"start": 500.0, "end": 510.0, "timestamp": "8:20-8:30", "evidence": []},
+            {"start": 95.0, "end": 110.0, "timestamp": "1:35-1:50", "evidence": []}]
+    final = _converse("Is there any music in the video?", world, hits)
+    assert final.content.startswith("Yes") and "1:40" in final.content and "8:25" not in final.content, final.content
 
 
 def test_a_name_is_matched_whole_not_by_a_part_another_name_shares():

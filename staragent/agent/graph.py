@@ -24,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from staragent.agent import grounding, toolchoice
+from staragent.agent.guide import evidence_line, guide
 from staragent.agent.planners.tool_calls import without_calls
 
 # Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
@@ -32,7 +33,6 @@ from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
 from staragent.faults import marker
 from staragent.schema import TokenUsage, TrajectoryStep
-from staragent.timecodes import format_range
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory
 
@@ -40,6 +40,8 @@ log = logging.getLogger("staragent.agent")
 
 BY_AGENT = "staragent_by_agent"
 """``response_metadata`` flag of tool calls the graph made itself, not the planner"""
+KEPT_DRAFT = "staragent_kept_draft"
+"""``response_metadata`` flag of a small model's answer replaced by the rules' draft (see ``guide``)"""
 
 
 @dataclass
@@ -77,10 +79,16 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     over_budget = state.get("steps", 0) >= session.settings.max_steps
     question, turn = _turn(state["messages"])
     offered = toolchoice.choose(question, session.tools) if session.small_model else None
-    if offered is not None and session.index is not None and (retrieval := _retrieval(question, turn, offered)):
-        return {"messages": [_agent_calls(retrieval)]}  # a small model's retrieval step, made for it
-    messages = [SystemMessage(session.system_prompt(over_budget, offered)), *state["messages"]]
     video = state.get("video") or session.video_facts()
+    guidance = None
+    if offered is not None and session.index is not None and not over_budget:
+        # a small model's retrieval, planned by the rules and made for it until it has spoken (see ``guide``)
+        guidance = guide(state["messages"], session.tool_specs(offered), video, skip=frozenset({CHECK}))
+        if guidance.calls and not any(isinstance(m, AIMessage) and not m.response_metadata.get(BY_AGENT) for m in turn):
+            return {"messages": [_agent_calls(guidance.calls)]}
+    messages = [SystemMessage(session.system_prompt(over_budget, offered)), *state["messages"]]
+    if guidance is not None and not guidance.calls and guidance.draft:
+        messages.append(guidance.message(question))
     model = session.chat_model
     if not over_budget and session.tools:
         model = model.bind_tools(session.tool_specs(offered))
@@ -92,6 +100,9 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         text, wrote_calls = without_calls(reply.text)
         if wrote_calls or reply.tool_calls or reply.invalid_tool_calls:
             reply = AIMessage(content=text or "I ran out of tool calls before I could answer.", id=reply.id, usage_metadata=reply.usage_metadata)
+    if guidance is not None and guidance.leads and not (reply.tool_calls or reply.invalid_tool_calls) and _drops(reply.text, guidance.draft):
+        # a small model that finds nothing where the rules quote what answers: the quoted answer stands
+        reply = reply.model_copy(update={"content": guidance.draft, "response_metadata": {**reply.response_metadata, KEPT_DRAFT: True, "evidence": list(guidance.cited)}})
     usage = getattr(reply, "usage_metadata", None) or {}
     update = {"messages": [reply], "usage": [{"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}]}
     if "video" not in state:
@@ -101,13 +112,9 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     return update
 
 
-def _retrieval(question: str, turn: list, offered: list[str]) -> list[tuple[str, dict]]:
-    """The calls of a small model's retrieval step still to make in this turn (see ``toolchoice``)."""
-    if not turn:
-        return toolchoice.retrieval_step(question, offered)
-    if len(turn) == 2 and turn[0].response_metadata.get(BY_AGENT) and getattr(turn[1], "name", None) == toolchoice.SEARCH:
-        return toolchoice.read_best_hit((turn[1].artifact or {}).get("result") or {}, offered)
-    return []
+def _drops(answer: str, draft: str) -> bool:
+    """Whether a model's answer says nothing was found where the rules' draft found something."""
+    return grounding.says_nothing_found(answer) and bool(draft) and not grounding.says_nothing_found(draft)
 
 
 def _checked(session: Session, state: AgentState, question: str, turn: list, reply: AIMessage) -> list:
@@ -160,9 +167,7 @@ def _content(name: str, stored: dict, brief: bool = False) -> str:
         return json.dumps({"tool": name, "error": stored["error"]}, ensure_ascii=False)
     if not (brief and stored.get("evidence")):
         return json.dumps({"tool": name, "data": stored["result"]}, ensure_ascii=False)
-    lines = list(dict.fromkeys(
-        f"{format_range(e['start'], e['end'])} {_WHERE.get(e['modality'], e['modality'])}: {e['text'][:BRIEF_TEXT]}" for e in stored["evidence"]
-    ))
+    lines = list(dict.fromkeys(evidence_line(e, BRIEF_TEXT) for e in stored["evidence"]))
     said = " ".join(" ".join(e["text"].split()) for e in stored["evidence"])
     extra = {
         key: value for key, value in stored["result"].items()
@@ -172,7 +177,6 @@ def _content(name: str, stored: dict, brief: bool = False) -> str:
 
 
 BRIEF_LINES, BRIEF_TEXT = 12, 300
-_WHERE = {"ocr": "on screen", "speech": "said", "audio": "heard", "visual": "seen", "caption": "described"}
 
 
 def _unreadable_call(call: dict) -> tuple[ToolMessage, dict]:

@@ -25,6 +25,21 @@ SLACK_S = 5.0
 quoted from inside a span)"""
 
 
+# What an answer says when it has nothing to offer. Kept to whole phrases, so that a caveat beside a
+# real answer ("the pictures themselves are not checked") does not make it a refusal.
+_NOTHING_FOUND = re.compile(
+    r"\b(?:i\s+)?(?:found|find|see|hear)\s+nothing\b|\bcould(?:n't| not)\s+find\b|\bdid(?:n't| not)\s+find\b|"
+    r"\bnothing (?:about|on|that answers)\b|\bno (?:mention|information|answer) (?:of|about|to)\b|"
+    r"\b(?:is|are|was|were)(?:n't| not) (?:mentioned|said|shown|stated)\b|\bdoes(?:n't| not) (?:say|show|mention|state)\b",
+    re.I,
+)
+
+
+def says_nothing_found(answer: str) -> bool:
+    """Whether an answer says the video holds nothing that answers the question."""
+    return bool(_NOTHING_FOUND.search(answer))
+
+
 @dataclass
 class Verdict:
     looked: bool

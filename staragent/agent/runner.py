@@ -37,7 +37,7 @@ def select_evidence(answer: str, evidence: list[Evidence], limit: int = 5) -> li
     scored = []
     for e in unique:
         toks = set(tokenize(e.text))
-        shared = len(said & toks)
+        shared = len(said & toks) + sum(1 for t in said & toks if len(t) >= 2 and any(c.isdigit() for c in t))  # a figure echoed counts twice
         if toks and (shared >= 2 or shared / len(toks) >= 0.5):
             scored.append((shared / len(toks), e))
     scored.sort(key=lambda x: -x[0])

@@ -17,7 +17,7 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, contiguous, lines_read, named_spans, ranges_read
+from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read, standout_span
 from .intents import intent_answer
 from .layout import boxes_of
 from .question import TYPE_WORDS, URL_WORDS, Question
@@ -30,6 +30,7 @@ from .ranking import (
     labelled,
     matched,
     named_sound,
+    names_in_question,
     person_names,
     quote_share,
     rank,
@@ -100,10 +101,12 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     wanted = q.focus_tokens if focus else q.tokens
     kind_words = TYPE_WORDS | (URL_WORDS if q.answer_type == "url" else frozenset())
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
+    wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
-    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn))}
+    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
+               "duration": turn.duration}
     scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
         scored = rank(q, turn.evidence(), **context)
@@ -143,10 +146,62 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         if competing and q.answer_type in ("money", "percent", "number", "duration", "time"):
             continue
         fuller = q.answer_type in ("date", "when") and bool(MONTH_DAY.search(e.text)) and not MONTH_DAY.search(best.text)
-        if near and (adds or fuller or has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)):
+        typed = q.answer_type != "entity" and has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)
+        if near and s.score >= 0.5 * scored[0].score and (adds or fuller or typed):
             chosen.append(e)
             covered |= adds
-    return chosen
+    # "He was not unkind." "Unless being cold is unkind.": one thought, cut in two
+    carried = [following for e in chosen if e.modality == "speech" and (following := _continuation(turn, e)) is not None]
+    return chosen + [e for e in carried if e.key() not in {c.key() for c in chosen}]
+
+
+MEASURED = frozenset({"money", "percent", "number", "duration", "time", "date"})
+"""kinds of answer a line shows by its form (an amount, a date), whatever its words"""
+CONTINUING = frozenset({"unless", "but", "and", "because", "although", "though", "except", "until", "which", "or", "so", "yet", "whereas"})
+"""words that open a sentence carrying on the one before it"""
+
+
+def _continuation(turn: Turn, line: Evidence) -> Evidence | None:
+    """The line said right after ``line`` when it opens with a word that carries the thought on."""
+    after = sorted((e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH and line.end - 0.5 <= e.start <= line.end + 2.0
+                    and e.key() != line.key()), key=lambda e: e.start)
+    if after and (words := re.findall(r"[a-z]+", after[0].text.lower())) and words[0] in CONTINUING:
+        return after[0]
+    return None
+
+
+_VOCATIVE = re.compile(
+    r"\b(?:my\s+)?(?:fellow|dear|dearest|beloved)\s+[a-z]+(?:\s+and\s+[a-z]+)?|\bladies and gentlemen\b|\bbrothers and sisters\b"
+    r"|\b(?:hello|hi|good (?:morning|afternoon|evening)|welcome|thank you),?\s+(?:everyone|everybody|all|friends|folks|guys|class)\b", re.I)
+"""how a speaker names the people they talk to ("my fellow citizens", "ladies and gentlemen")"""
+
+
+def _addressed(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]] | None:
+    """Whom a speaker talks to: the listeners named in what is said in the part the question
+    points at (its named span, else where the question's names are shown or said)."""
+    q = turn.question
+    read = [e for e in turn.evidence() if e.source != SEARCH]
+    spans = list(focus or [])
+    if not spans and (names := names_in_question(q, q.tokens)):
+        spans = [(e.start, e.end) for e in read if any(matched(name, set(tokenize(e.text))) == name for name in names)]
+    said = sorted((e for e in read if e.modality == "speech" and (not spans or any(e.start < b and e.end > a for a, b in spans))),
+                  key=lambda e: e.start)
+    calling = [e for e in said if _VOCATIVE.search(e.text)]
+    if not calling:
+        return None
+    return "The speaker names whom they are talking to: " + " ".join(sentences(calling[:1], q)), calling[:1]
+
+
+def _edge_words(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | None:
+    """What a part opens or closes with: its first (or last) line said, else shown."""
+    inside = [e for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr") and any(a - 0.5 <= e.start < b for a, b in focus)
+              and len(re.findall(r"[A-Za-z]{2,}", e.text)) >= 2]  # not a stray "1." read out before the text
+    said = [e for e in inside if e.modality == "speech"] or inside
+    if not said:
+        return None
+    first = turn.question.words_at == "start"
+    line = min(said, key=lambda e: e.start) if first else max(said, key=lambda e: e.end)
+    return ("It opens with: " if first else "It closes with: ") + " ".join(sentences([line], turn.question)), [line]
 
 
 # ------------------------------------------------------------------ answers of particular kinds
@@ -471,9 +526,19 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return counted
     if said := _nothing_said(turn):
         return said, []
+    if q.addressee and (addressed := _addressed(turn, focus)):
+        return addressed
+    if q.words_at and focus and (edge := _edge_words(turn, focus)):
+        return edge
     if q.quoted and q.relation and (continued := _after_quote(turn)):
         return continued
     scored = _ranked(turn, focus)
+    if not scored and focus is None and q.answer_type in MEASURED and (standout := standout_span(turn)) is not None:
+        # no line holds the question's words, but search found one place by meaning far above the rest:
+        # what is there is the answer when it holds the kind asked for ("how long before it reverts?")
+        inside = _ranked(turn, [standout])
+        if any(has_type(beyond_question(s.evidence.text, q), q.answer_type) for s in inside[:1]):
+            focus, scored = [standout], inside
     if q.asks_moment and not q.operation and (moment := _moment(turn, focus, scored)):
         return moment
     if q.time_range is not None and q.moment is None and not q.subject and q.operation is None:
@@ -490,7 +555,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return missing_role, cited[:1]
     if not cited and (named := _named_person(turn)) is not None:
         return named
-    if (cited or not turn.steps) and (missing := _missing(turn, cited, q.required_tokens, focus)):
+    if (cited or not turn.steps) and (missing := _missing(turn, cited, named_by_kind(turn, q.required_tokens), focus)):
         if (named := _named_person(turn)) is not None:
             return named
         closest = f" (the closest match: {' '.join(sentences(cited[:1], turn.question)).rstrip('.')})" if cited else ""

@@ -107,6 +107,26 @@ def _kinds(query: str) -> set[str]:
     return {t for kind in kinds_of(words[-1]) for t in tokenize(kind)} if words else set()
 
 
+def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
+    """``wanted`` with the thing the question asks about ("which flower ...", "is there a speech
+    ...") replaced, when no line read names it, by the kinds of it that lines read do name: a
+    question says "a speech" where the video shows "Inaugural address", "which flower" where a
+    rose is mentioned. Other words, and a thing some line names, stay as they are."""
+    q = turn.question
+    read = [set(tokenize(e.text)) for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr")]
+    seen = set().union(*read) if read else set()
+    out = set(wanted)
+    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else []
+    for word in asked:
+        own = set(tokenize(word))
+        if not own or not own <= wanted or matched(own, seen):
+            continue
+        kinds = {t for kind in kinds_of(word) if (parts := set(tokenize(kind))) and parts <= seen for t in parts}
+        if kinds:
+            out = (out - own) | kinds
+    return out
+
+
 def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     """Where the part of the video that ``query`` names is: the best hit of the search made for it,
     widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
@@ -135,6 +155,40 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
             return on_screen
         return float(best["start"]), float(best["end"])
     return float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"]))
+
+
+STANDOUT = 2.0
+"""how many times the next hit's score the best one's must be for a match by meaning alone to be trusted"""
+
+
+def standout_span(turn: Turn) -> Span | None:
+    """The span of a search hit that stands far above the others (a match by meaning, "reverts"
+    for "Restore Previous Configuration"), when a search found one."""
+    for step in turn.called(SEARCH):
+        hits = [h for h in (step.result or {}).get("results") or [] if isinstance(h, dict) and "start" in h]
+        scores = [float(h.get("score") or 0.0) for h in hits[:2]]
+        if len(scores) == 2 and scores[1] > 0 and scores[0] >= STANDOUT * scores[1]:
+            return float(hits[0]["start"]), float(hits[0]["end"])
+    return None
+
+
+def own_query(turn: Turn) -> str | None:
+    """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
+    music?" after a question about the film's director), unless a pronoun ties it to that topic
+    ("and what does it weigh?")."""
+    q = turn.question
+    own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried and not q.pronoun else []
+    return " ".join(own) or None
+
+
+def own_words_found(turn: Turn) -> bool:
+    """Whether the search for a follow-up's own words found them as such, said or shown (not only
+    by meaning): its answer is there, not in the part the last answer came from."""
+    own = own_query(turn)
+    hits = search_hits(turn, own) if own else []
+    words = set(tokenize(own or ""))
+    return bool(hits) and any(m.get("modality") in ("ocr", "speech") and matched(words, set(tokenize(m["text"])))
+                              for m in hits[0].get("evidence") or [])
 
 
 def named_spans(turn: Turn) -> list[Span] | None:
@@ -166,7 +220,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
             spans.append(found)
     if spans:
         return spans
-    if base is not None and (q.refers_back or q.follow_up):
+    if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn):
         return [widen_to_part(turn, base)]
     return None
 

@@ -25,7 +25,7 @@ from .conversation import (
     call,
     search_hits,
 )
-from .focus import MAX_READ, Span, clip, covered, named_spans, ranges_read, shift
+from .focus import MAX_READ, Span, clip, covered, named_spans, own_query, own_words_found, ranges_read, shift
 from .intents import intent_calls
 from .question import NOT_HEARD, Question
 
@@ -92,6 +92,8 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
             # a name, a place, a date or an address is said or written, never heard in a sound
             written = {"modalities": ["ocr", "speech"]} if q.answer_type in NOT_HEARD else {}
             calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K, **written))
+            if own := own_query(turn):
+                calls.append(call(SEARCH, query=own, k=PART_K, **written))
     spans = named_spans(turn)
     if q.overview and not part_queries(q):
         whole = spans or ([(0.0, turn.duration)] if turn.duration else [])
@@ -120,6 +122,8 @@ def _hit_spans(turn: Turn) -> list[Span]:
     q = turn.question
     spans = []
     queries = [main_query(turn)] if not q.operands else [*q.operands, f"{q.owner} {' '.join(q.attributes)}".strip()]
+    if own_words_found(turn):
+        queries = [own_query(turn) or ""]  # the follow-up's own words are found as such: that is where its answer is
     for query in queries:
         for hit in search_hits(turn, query)[:HITS_READ if not q.operands else 1]:
             span = (float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"])))

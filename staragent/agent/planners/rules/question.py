@@ -78,8 +78,11 @@ _GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part"
                   "following", "earlier", "later", "current", "that", "this", "one"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
 # What a relation may point at without naming a particular part: "after the narration", "before the music".
-_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *PART_NOUNS, *_GENERIC_PARTS, *_VOICES, "talking", "speaking",
-                                                  "slide", "intro"])))
+_GENRES = {"poem", "sonnet", "song", "speech", "address", "lecture", "interview", "story", "chapter", "keynote", "presentation", "demo",
+           "episode", "verse", "track", "monologue"}
+"""part nouns that name what a part is: "after the sonnet" points at the sonnet, "after the passage" at no part in particular"""
+_GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *(set(PART_NOUNS) - _GENRES), *_GENERIC_PARTS, *_VOICES, "talking",
+                                                  "speaking", "slide", "intro"])))
 # Words that say what kind of answer is wanted; the video need not repeat them ("on what date ...").
 TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amount percent percentage place city country "
                                 "when who where which kind sort type"))
@@ -107,6 +110,7 @@ ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight",
                    "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
 DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes"))
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
 _BACK = re.compile(
     r"\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|\b(?:that|this|those|these)\s+(?:person|man|woman|one|ones|people|sound|noise|"
     r"line|song|part|speech|moment|name|place|company|thing|word|words|piece|reading|clip|scene|text|card|dialog|window|option|choice)\b|"
@@ -157,7 +161,7 @@ _START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|op
                           r"show up|shows up|first|switched|turned|pop up|pops up|play|plays|kick off|kicks off)\b", re.I)
 _END_VERBS = re.compile(r"\b(?:end|ends|ended|finish|finishes|finished|stop|stops|stopped|close|closes|closed|disappear|disappears)\b", re.I)
 _OVERVIEW = re.compile(
-    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
+    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
     r"\bwhat (?:is|does) (?:this|the) (?:video|clip|film|movie|recording) (?:about|show|demonstrate|explain|teach|cover)\b|"
     r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
     r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b",
@@ -204,6 +208,7 @@ class Question:
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
     moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
     refers_back: bool = False  # a pronoun points at the previous turn ("when does it start?")
+    pronoun: bool = False  # ... a pronoun proper, not only a leading "and" ("and who did the music?")
     follow_up: bool = False  # ... or the question has too few words of its own to stand alone
     carried: list[str] = field(default_factory=list)  # the topic a follow-up placed by time keeps for the next one
     visual_only: bool = False  # about what things look like
@@ -217,6 +222,8 @@ class Question:
     asks_title: bool = False  # about a title (the biggest text on screen)
     video_title: bool = False  # ... the video's own title
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
+    addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
+    words_at: str | None = None  # start | end: "how does the passage begin?", "what are its last words?"
     intent: Intent | None = None
 
     @property
@@ -228,6 +235,11 @@ class Question:
         """It asks about a sound, not about silence ("what sound", "which noise")."""
         words = set(re.findall(r"[a-z]+", self.text.lower()))
         return bool(words & (AUDIO_WORDS - {"hear", "heard", "audio", "loud"} - SILENCE_WORDS)) and not words & SILENCE_WORDS
+
+    @property
+    def names_silence(self) -> bool:
+        """It asks about a silence ("how long is the pause?")."""
+        return bool(set(re.findall(r"[a-z]+", self.text.lower())) & SILENCE_WORDS)
 
     @property
     def subject(self) -> list[str]:
@@ -317,6 +329,13 @@ NOT_HEARD = {"person", "place", "url", "date"}
 _TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
+_ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
+    r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
+    r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
+_NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
+_WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
+    r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
+    r"\b(?P<edge2>first|opening|last|closing|final) (?:words?|lines?|sentences?)\b", re.I)
 _CREDITS = re.compile(r"\bcredits\b|\bcredits? (?:roll|start|begin)")
 _OPENING_CREDITS = re.compile(r"\b(?:opening|start(?:ing)?|beginning|first)\s+credits\b")
 _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:sound|noise)s?\b")
@@ -605,6 +624,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     for q in quoted:  # quoted words are looked for, not read as the question's grammar
         bare = bare.replace(q, " ")
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
+    text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
     lower, bare_lower = text.lower(), bare.lower()
     words = set(re.findall(r"[a-z'-]+", bare_lower))
     keywords = content_words(text_for_topic)
@@ -647,6 +667,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     question.asks_title = bool(_TITLE_WORD.search(bare_lower))
     question.credits = bool(_CREDITS.search(bare_lower))
+    question.addressee = bool(_ADDRESSEE.search(bare_lower))
     question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower)) and not question.scope and time_range is None
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
@@ -657,6 +678,14 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     elif _POSITION_END.search(bare):
         question.position = "end"
     question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time",)
+    if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
+        edge = (m["edge"] or m["edge2"]).lower()
+        question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"
+        if question.scope:  # "the first line of the poem": the poem
+            question.scope = re.sub(r"^(?:first|opening|last|closing|final)\s+(?:words?|lines?|sentences?)\s+(?:of|in)\s+(?:the\s+)?", "",
+                                    question.scope, flags=re.I) or None
+        elif question.time_range is None:
+            question.position = question.words_at  # "how does the film end?": its closing part
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
@@ -673,6 +702,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.role = role[0].lower()
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     question.refers_back = previous is not None and bool(_BACK.search(bare))
+    question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject
     if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
         question.follow_up = True

@@ -39,6 +39,9 @@ NAMED_SOUND = 0.3
 """a sound the audio tagger named ("Church bell") says more than any of those kinds; its confidence adds
 up to as much again"""
 TYPE_BONUS = 0.6
+_GUESS = re.compile(r"\(an? [^)]*\)")
+CHROME = 0.9
+"""share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
 
 
 _TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof|Sir|Lady|Lord)\.?\s", re.I)
@@ -151,7 +154,8 @@ class Scored:
 
 def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str]) -> tuple[float, float]:
     """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it."""
-    toks = set(tokenize(e.text))
+    # the acoustic statistics' guess at a sound's source ("(a chime, bell or music)") is no mention of it
+    toks = set(tokenize(_GUESS.sub("", e.text) if e.modality == "audio" else e.text))
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
@@ -184,6 +188,9 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
             score += 0.06 * min(e.end - e.start, 6.0)
             if q.names_a_sound:  # "what sound ...": silence is no sound
                 score -= 0.5
+            elif q.names_silence:  # "how long is the pause?": the longest stands out (its length as measured, before any clipping)
+                stated = re.search(r"(\d+(?:\.\d+)?) s of silence", e.text)
+                score += 0.4 + 0.1 * min(float(stated[1]) if stated else e.end - e.start, 6.0)
         elif "tonal" in e.text:
             score += 0.1  # a chime or a bell says more than an unnamed sound
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
@@ -242,8 +249,9 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
         placed = [h for h in showing if h.key() in boxes and abs(h.start - e.start) <= 0.5]
         if e.key() in boxes and placed:
             # lines read off one frame (a box is where a line was first read, and credits scroll): a
-            # heading labels the lines under it in its column
-            over = [h for h in placed if under(boxes[h.key()], boxes[e.key()])]
+            # heading labels the lines under it in its column; one with its value beside it
+            # ("Rotation:" | "Normal") labels its row instead
+            over = [h for h in placed if under(boxes[h.key()], boxes[e.key()]) and row_mates(h, shown, boxes)[1] is None]
             heading = max(over, key=lambda h: boxes[h.key()][3], default=None)
         else:
             heading = last if last in showing else None
@@ -275,12 +283,13 @@ def rank(
     search_rank: dict[tuple, int] | None = None,
     edge: float | None = None,
     boxes: dict[tuple, Box] | None = None,
+    duration: float | None = None,
 ) -> list[Scored]:
     """Every line that bears on the question, best first. ``focus``: the spans the question names
     (lines outside them are left out when any line is inside); ``search_rank``: the rank (1 = best)
     of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
     placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
-    where on the frame each on-screen line was read."""
+    where on the frame each on-screen line was read; ``duration``: the video's length."""
     wanted = q.tokens if wanted is None else wanted
     tokens = {e.key(): set(tokenize(e.text)) for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
@@ -328,6 +337,11 @@ def rank(
             # "at the end": of two answers in the closing part, the later one; "at the start", the earlier
             where = (e.start - span[0]) / (span[1] - span[0])
             score += 0.2 * (where if q.position == "end" else 1.0 - where)
+        if duration and e.modality == "ocr" and e.end - e.start >= CHROME * duration and not matched(wanted, tokens[e.key()]) and not (
+                q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)):
+            score -= 0.3  # on screen from start to end (a clock, a logo): the frame, not the content, unless it is what is asked for
+        if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
+            score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
