@@ -21,7 +21,15 @@ from ..media import no_audio_message, silent_note, validate_video
 from .fingerprint import file_fingerprint
 from .manifest import Manifest, StageRecord
 from .progress import ProgressFactory, StageProgress
-from .stages import STAGES, BuildContext, Stage, kept_subtitles, share_frame_pass, subtitle_source
+from .stages import (
+    STAGES,
+    BuildContext,
+    Stage,
+    finish_checkpoint,
+    kept_subtitles,
+    share_frame_pass,
+    subtitle_source,
+)
 from .store import VideoIndex
 
 log = logging.getLogger("staragent.index")
@@ -221,6 +229,7 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
             elif stage.role:
                 manifest.models.pop(stage.role, None)
             manifest.save(ctx.dir)
+            finish_checkpoint(ctx, stage.name)
             marker(f"index.stage.{stage.name}")
             done.add(stage.name)
             finished = len(todo) - len(pending) - len(running)

@@ -235,7 +235,6 @@ def run_speech(ctx: BuildContext) -> dict:
     )
     rows = sorted((row for rows in lines for row in rows), key=lambda r: r["start"])
     write_jsonl(ctx.path("speech.jsonl"), rows)
-    finish_checkpoint(ctx, "speech")
     heard: dict[str, float] = {}
     for r in rows:
         if r.get("language"):
@@ -279,6 +278,8 @@ def _checkpointed(ctx: BuildContext, stage: str, items: list, work: Callable[[An
 
 
 def finish_checkpoint(ctx: BuildContext, stage: str) -> None:
+    """Drop the stage's partial file: the builder calls this once the stage is recorded in the
+    manifest, so a build killed between a stage's end and its record still finds the work done."""
     ctx.path(f"{stage}.partial.jsonl").unlink(missing_ok=True)
 
 
@@ -334,7 +335,6 @@ def run_audio_tags(ctx: BuildContext) -> dict:
     windows = [row for rows in _checkpointed(ctx, "audio_tags", starts, tag, desc="sounds", unit="block") for row in rows]
     events = merge_windows(windows)
     write_jsonl(ctx.path("audio_tags.jsonl"), [e.model_dump() for e in events])
-    finish_checkpoint(ctx, "audio_tags")
     seconds: dict[str, float] = {}
     for e in events:
         seconds[e.label] = seconds.get(e.label, 0.0) + e.end - e.start
@@ -526,7 +526,6 @@ def run_ocr(ctx: BuildContext) -> dict:
         stats.add(result["stats"])
     lines = join_pieces([OcrLine(**row) for result in results for row in result["lines"]], bounds[1:-1], within=1.0 / s.ocr_fps)
     write_jsonl(ctx.path("ocr.jsonl"), [line.model_dump() for line in lines])
-    finish_checkpoint(ctx, "ocr")
     model = "+".join(ctx.settings.models.ocr_languages) if stage_backend(ctx, "ocr") == "easyocr" else "pp-ocr"
     return {
         "backend": reader.name, "model": f"{reader.name}:{model}", "lines": len(lines), "pieces": len(pieces), "frames_sampled": stats.frames,
@@ -574,7 +573,6 @@ def run_captions(ctx: BuildContext) -> dict:
 
     rows = _checkpointed(ctx, "captions", windows, caption, desc="captions", unit="window")
     write_jsonl(ctx.path("captions.jsonl"), rows)
-    finish_checkpoint(ctx, "captions")
     return {"backend": refiner.name, "model": f"{params['backend']}:{params['model']}", "captions": len(rows)}
 
 
