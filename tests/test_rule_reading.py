@@ -338,14 +338,14 @@ def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there
     world = [
         line("transcribe_speech", "speech", 40, 52, "And so the first reading of the evening ends."),
         heard(52.5, 54.0, "Silence", 0.99),
-        heard(54.0, 58.0, "tone: steady tone near 140 Hz"),
+        heard(54.0, 58.0, "tone: steady tone near 220 Hz"),
         heard(54.1, 56.0, "Ship's bell", 0.97),
         heard(56.0, 57.5, "Inside, small room", 0.3),
         line("transcribe_speech", "speech", 60, 70, "The second reading begins with a storm."),
     ]
     hit = {"start": 40.0, "end": 70.0, "timestamp": "0:40-1:10", "evidence": [world[0].model_dump()]}
     final = _converse("What sound is heard after the first reading?", world, [hit])
-    assert "bell" in final.content and "140 Hz" in final.content, final.content
+    assert "bell" in final.content and "220 Hz" in final.content, final.content
     assert "Silence" not in final.content and "small room" not in final.content
 
 
@@ -434,20 +434,20 @@ def test_a_settings_window_is_read_as_rows_and_its_lasting_frame_is_not_an_answe
     lines, boxes = _screen(
         (0.0, 600.0, "Mon 09:41", (0.46, 0.00, 0.54, 0.03)),  # the desktop's clock and user, on screen all 10 minutes
         (0.0, 600.0, "Rosa Lindqvist", (0.84, 0.00, 0.99, 0.03)),
-        (4.0, 50.0, "Rotation:", (0.19, 0.65, 0.26, 0.68)), (4.0, 50.0, "Upside down", (0.29, 0.65, 0.38, 0.68)),
+        (4.0, 50.0, "Brightness:", (0.19, 0.65, 0.26, 0.68)), (4.0, 50.0, "Medium", (0.29, 0.65, 0.38, 0.68)),
         (4.0, 50.0, "Detect Displays", (0.19, 0.73, 0.30, 0.76)), (4.0, 50.0, "Apply", (0.74, 0.73, 0.78, 0.76)),
     )
     from staragent.agent.planners.rules.ranking import labelled
 
-    assert lines[4].key() not in labelled(lines, boxes)  # under "Rotation:", but that label has its value beside it
+    assert lines[4].key() not in labelled(lines, boxes)  # under "Brightness:", but that label has its value beside it
     hit = {"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}
-    final = _converse("What rotation is the screen set to?", lines, [hit], boxes=boxes)
-    assert "Upside down" in final.content and "Rosa" not in final.content and "Detect" not in final.content, final.content
+    final = _converse("What brightness is the screen set to?", lines, [hit], boxes=boxes)
+    assert "Medium" in final.content and "Rosa" not in final.content and "Detect" not in final.content, final.content
 
 
 def test_a_genre_names_the_part_a_question_places_itself_after():
-    q = analyse("Which novel is read after the sonnet?")
-    assert q.relation == "after" and q.relation_to == "the sonnet"
+    q = analyse("Which story is read after the poem?")
+    assert q.relation == "after" and q.relation_to == "the poem"
     assert analyse("What sound is heard after the narration?").relation_to is None  # no part in particular
     assert not analyse("What is the film's website?").overview and analyse("What is the film about?").overview
 

@@ -2,7 +2,7 @@
 
 Asked to choose its own tools, a 1.5B model answers from nothing more often than not, and a fixed
 first step (search the question, read the best hit) misses what the question points at: a part it
-names ("after the Dickens reading"), the moment of a follow-up, the credits. So the agent runs the
+names ("after the harbour reading"), the moment of a follow-up, the credits. So the agent runs the
 rule planner's reading of the question first and makes its calls itself (marked ``by_agent`` in
 the trajectory). The model then answers from what those calls returned, shown the lines the rule
 planner ranks first and the answer it would give: a draft the model checks against the results,

@@ -132,7 +132,7 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         chosen += following[:1]
     if best.modality == "audio" and sound_kind(best) != "silence":
         # what the tagger named and what the acoustic statistics measured at the same moment say more
-        # together ("Bell" and "steady tone near 140 Hz"; "Sine wave" and "880 Hz beep")
+        # together ("Church bell" and "steady tone near 220 Hz"; "Sine wave" and "880 Hz beep")
         chosen += [s.evidence for s in scored[1:] if s.evidence.modality == "audio" and named_sound(s.evidence) != named_sound(best)
                    and sound_kind(s.evidence) != "silence" and s.evidence.start <= best.end + 0.5 and s.evidence.end >= best.start - 0.5][:1]
     covered = matched(q.tokens, set(tokenize(best.text)))
@@ -535,7 +535,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     scored = _ranked(turn, focus)
     if not scored and focus is None and q.answer_type in MEASURED and (standout := standout_span(turn)) is not None:
         # no line holds the question's words, but search found one place by meaning far above the rest:
-        # what is there is the answer when it holds the kind asked for ("how long before it reverts?")
+        # what is there is the answer when it holds the kind asked for ("how long until the offer ends?")
         inside = _ranked(turn, [standout])
         if any(has_type(beyond_question(s.evidence.text, q), q.answer_type) for s in inside[:1]):
             focus, scored = [standout], inside

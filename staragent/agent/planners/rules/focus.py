@@ -110,8 +110,8 @@ def _kinds(query: str) -> set[str]:
 def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
     """``wanted`` with the thing the question asks about ("which flower ...", "is there a speech
     ...") replaced, when no line read names it, by the kinds of it that lines read do name: a
-    question says "a speech" where the video shows "Inaugural address", "which flower" where a
-    rose is mentioned. Other words, and a thing some line names, stay as they are."""
+    question says "a talk" where the video shows "Evening lecture", "which flower" where an
+    orchid is mentioned. Other words, and a thing some line names, stay as they are."""
     q = turn.question
     read = [set(tokenize(e.text)) for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr")]
     seen = set().union(*read) if read else set()
@@ -162,8 +162,8 @@ STANDOUT = 2.0
 
 
 def standout_span(turn: Turn) -> Span | None:
-    """The span of a search hit that stands far above the others (a match by meaning, "reverts"
-    for "Restore Previous Configuration"), when a search found one."""
+    """The span of a search hit that stands far above the others (a match by meaning, "rolled
+    back" for "Undo Changes"), when a search found one."""
     for step in turn.called(SEARCH):
         hits = [h for h in (step.result or {}).get("results") or [] if isinstance(h, dict) and "start" in h]
         scores = [float(h.get("score") or 0.0) for h in hits[:2]]

@@ -41,7 +41,7 @@ def _same_row(a: Box, b: Box) -> bool:
 
 def under(heading: Box, line: Box) -> bool:
     """Whether ``line`` sits below ``heading`` and in its column (a credit's names under "MUSIC BY";
-    not the window's title above a field's "Resolution:")."""
+    not the window's title above a field's "Paper size:")."""
     below = line[1] >= heading[1] + 0.5 * height(heading)
     return below and min(line[2], heading[2]) > max(line[0], heading[0])
 

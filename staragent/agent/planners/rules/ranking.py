@@ -218,7 +218,7 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
 
 
 def is_heading(text: str) -> bool:
-    """A line that labels the lines under it: "Resolution:", "DIRECTED BY", "Music by"."""
+    """A line that labels the lines under it: "Paper size:", "DIRECTED BY", "Music by"."""
     text = text.strip()
     letters = [c for c in text if c.isalpha()]
     shouting = len(letters) >= 3 and all(c.isupper() for c in letters) and len(text.split()) <= 5
@@ -250,7 +250,7 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
         if e.key() in boxes and placed:
             # lines read off one frame (a box is where a line was first read, and credits scroll): a
             # heading labels the lines under it in its column; one with its value beside it
-            # ("Rotation:" | "Normal") labels its row instead
+            # ("Paper size:" | "A4") labels its row instead
             over = [h for h in placed if under(boxes[h.key()], boxes[e.key()]) and row_mates(h, shown, boxes)[1] is None]
             heading = max(over, key=lambda h: boxes[h.key()][3], default=None)
         else:
