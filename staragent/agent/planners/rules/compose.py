@@ -127,9 +127,7 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     chosen = [best]
     if not tokenize(beyond_question(best.text, q)):
         # the line only repeats the question ("the hour of the tide"): what is asked is said right after it
-        following = sorted((e for e in turn.evidence() if e.modality == best.modality and e.source != SEARCH
-                            and best.end - 0.5 <= e.start <= best.end + 3 and e.key() != best.key()), key=lambda e: e.start)
-        chosen += following[:1]
+        chosen += [following] if (following := _next_line(turn, best, within=3.0)) is not None else []
     if best.modality == "audio" and sound_kind(best) != "silence":
         # what the tagger named and what the acoustic statistics measured at the same moment say more
         # together ("Church bell" and "steady tone near 220 Hz"; "Sine wave" and "880 Hz beep")
@@ -161,12 +159,18 @@ CONTINUING = frozenset({"unless", "but", "and", "because", "although", "though",
 """words that open a sentence carrying on the one before it"""
 
 
+def _next_line(turn: Turn, line: Evidence, within: float) -> Evidence | None:
+    """The first line read this turn, of ``line``'s kind, that begins at most ``within`` seconds after it ends."""
+    after = [e for e in turn.evidence() if e.modality == line.modality and e.source != SEARCH and line.end - 0.5 <= e.start <= line.end + within
+             and e.key() != line.key()]
+    return min(after, key=lambda e: e.start, default=None)
+
+
 def _continuation(turn: Turn, line: Evidence) -> Evidence | None:
     """The line said right after ``line`` when it opens with a word that carries the thought on."""
-    after = sorted((e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH and line.end - 0.5 <= e.start <= line.end + 2.0
-                    and e.key() != line.key()), key=lambda e: e.start)
-    if after and (words := re.findall(r"[a-z]+", after[0].text.lower())) and words[0] in CONTINUING:
-        return after[0]
+    after = _next_line(turn, line, within=2.0)
+    if after is not None and (words := re.findall(r"[a-z]+", after.text.lower())) and words[0] in CONTINUING:
+        return after
     return None
 
 
