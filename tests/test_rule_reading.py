@@ -306,6 +306,14 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
     raise AssertionError("the planner never answered")
 
 
+def _hit(start, end, *evidence, score=None):
+    """A search hit over ``start``-``end`` holding ``evidence``, as the search tool returns it."""
+    from staragent.timecodes import format_range
+
+    found = {"start": start, "end": end, "timestamp": format_range(start, end), "evidence": [e.model_dump() for e in evidence]}
+    return found if score is None else {**found, "score": score}
+
+
 def line(tool, modality, start, end, text):
     """A line a tool found: ``tool`` reported it, ``modality`` is how it reached the video."""
     return Evidence(start=start, end=end, modality=modality, text=text, source=tool)
@@ -343,7 +351,7 @@ def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there
         heard(56.0, 57.5, "Inside, small room", 0.3),
         line("transcribe_speech", "speech", 60, 70, "The second reading begins with a storm."),
     ]
-    hit = {"start": 40.0, "end": 70.0, "timestamp": "0:40-1:10", "evidence": [world[0].model_dump()]}
+    hit = _hit(40.0, 70.0, world[0])
     final = _converse("What sound is heard after the first reading?", world, [hit])
     assert "bell" in final.content and "220 Hz" in final.content, final.content
     assert "Silence" not in final.content and "small room" not in final.content
@@ -356,7 +364,7 @@ def test_a_general_word_in_the_question_finds_the_kind_the_video_names():
         line("transcribe_speech", "speech", 41, 50, "In the garden the orchids open before the daisies do."),
         line("extract_scene_text", "ocr", 41, 60, "Garden notes"),
     ]
-    hits = [{"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}]
+    hits = [_hit(0.0, 60.0)]
     final = _converse("Is there a speech in this video?", world, hits)
     assert final.content.startswith("Yes") and "Evening lecture" in final.content, final.content
     final = _converse("Which flower opens first, according to the narrator?", world, hits)
@@ -370,7 +378,7 @@ def test_a_sentence_that_carries_on_the_quoted_one_is_quoted_with_it():
         (10.0, 14.0, "We stayed by the sea that spring."), (15.0, 17.5, "The harbour hotel was not a bad one."),
         (18.0, 22.0, "Unless noisy rooms and cold breakfasts are good."), (24.0, 28.0, "The next morning we took the ferry.")]]
     said.append(line("extract_scene_text", "ocr", 8.0, 30.0, "Travel diary - Ana Ruiz"))
-    hit = {"start": 10.0, "end": 30.0, "timestamp": "0:10-0:30", "evidence": [said[1].model_dump()]}
+    hit = _hit(10.0, 30.0, said[1])
     final = _converse("What two faults does Ana Ruiz find in the harbour hotel?", said, [hit])
     assert "noisy rooms" in final.content and "ferry" not in final.content, final.content
 
@@ -383,7 +391,7 @@ def test_whom_a_speaker_addresses_is_who_they_call_by_name_in_their_part():
         line("extract_scene_text", "ocr", 31, 60, "Closing remarks - Pastor Jon Ek"),
         line("transcribe_speech", "speech", 32, 36, "Ladies and gentlemen, please rise."),
     ]
-    hits = [{"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}]
+    hits = [_hit(0.0, 60.0)]
     final = _converse("Who is Brandt addressing in her speech?", world, hits)
     assert "neighbours" in final.content and "Ladies" not in final.content, final.content
     assert analyse("Who is talking to the crowd?").addressee is False  # the speaker is asked for, not the listeners
@@ -401,8 +409,8 @@ def test_a_follow_up_with_words_of_its_own_is_answered_where_they_are_found():
 
     def search(query):
         if query.lower() == "music":
-            return [{"start": 410.0, "end": 414.0, "timestamp": "6:50-6:54", "evidence": [world[2].model_dump()]}]
-        return [{"start": 550.0, "end": 560.0, "timestamp": "9:10-9:20", "evidence": [world[4].model_dump()]}]
+            return [_hit(410.0, 414.0, world[2])]
+        return [_hit(550.0, 560.0, world[4])]
 
     cited = world[1]
     answer = AIMessage("On screen at 6:40-6:44: “Mira Castell”.", response_metadata={"evidence": [cited.model_dump()]})
@@ -420,8 +428,8 @@ def test_a_place_search_finds_far_above_the_rest_by_meaning_answers_with_the_kin
     ]
 
     def hits(best, second):
-        return [{"start": 40.0, "end": 44.0, "timestamp": "0:40-0:44", "score": best, "evidence": [world[3].model_dump()]},
-                {"start": 0.0, "end": 10.0, "timestamp": "0:00-0:10", "score": second, "evidence": []}]
+        return [_hit(40.0, 44.0, world[3], score=best),
+                _hit(0.0, 10.0, score=second)]
 
     question = "How long until it goes back to the old setup?"
     final = _converse(question, world, hits(0.005, 0.001))
@@ -440,7 +448,7 @@ def test_a_settings_window_is_read_as_rows_and_its_lasting_frame_is_not_an_answe
     from staragent.agent.planners.rules.ranking import labelled
 
     assert lines[4].key() not in labelled(lines, boxes)  # under "Brightness:", but that label has its value beside it
-    hit = {"start": 0.0, "end": 60.0, "timestamp": "0:00-1:00", "evidence": []}
+    hit = _hit(0.0, 60.0)
     final = _converse("What brightness is the screen set to?", lines, [hit], boxes=boxes)
     assert "Medium" in final.content and "Rosa" not in final.content and "Detect" not in final.content, final.content
 
@@ -462,7 +470,7 @@ def test_how_a_part_begins_or_ends_is_its_first_or_last_line():
         line("extract_scene_text", "ocr", 111, 160, "Evening News - Part Two"),
         line("transcribe_speech", "speech", 112, 118, "Good evening and welcome back."),
     ]
-    hits = [{"start": 60.0, "end": 110.0, "timestamp": "1:00-1:50", "evidence": [world[0].model_dump()]}]
+    hits = [_hit(60.0, 110.0, world[0])]
     final = _converse("How does the Brennan story begin?", world, hits)
     assert "lamp was lit" in final.content and "keeper counted" not in final.content, final.content
     final = _converse("What are the last words of the Brennan story?", world, hits)
@@ -476,12 +484,12 @@ def test_a_pause_is_a_silence_and_a_guess_at_a_sound_is_no_mention_of_it():
         heard(540.0, 541.0, "silence: 1.0 s of silence"), heard(560.0, 560.5, "silence: 0.5 s of silence"),
         line("transcribe_speech", "speech", 506.0, 540.0, "And that was the last story of the evening."),
     ]
-    hits = [{"start": 500.0, "end": 600.0, "timestamp": "8:20-10:00", "evidence": []}]
+    hits = [_hit(500.0, 600.0)]
     final = _converse("How long is the pause near the end of the video?", world, hits)
     assert "5.5 s" in final.content and "tonal" not in final.content, final.content
     world += [heard(100.0, 104.0, "Music", 0.9)]
-    hits = [{"start": 500.0, "end": 510.0, "timestamp": "8:20-8:30", "evidence": []},
-            {"start": 95.0, "end": 110.0, "timestamp": "1:35-1:50", "evidence": []}]
+    hits = [_hit(500.0, 510.0),
+            _hit(95.0, 110.0)]
     final = _converse("Is there any music in the video?", world, hits)
     assert final.content.startswith("Yes") and "1:40" in final.content and "8:25" not in final.content, final.content
 
@@ -520,7 +528,7 @@ def test_a_line_that_only_repeats_the_quoted_words_comes_with_the_line_said_afte
     said = [Evidence(start=s, end=e, modality="speech", text=t, source="transcribe_speech") for s, e, t in [
         (41.0, 43.0, "The harbour was quiet that year."), (44.0, 46.0, "It was the hour of the tide."),
         (46.2, 48.0, "It was the hour of the storm."), (52.0, 55.0, "We had nothing left to lose.")]]
-    hit = {"start": 40.0, "end": 60.0, "timestamp": "0:40-1:00", "evidence": [said[1].model_dump()]}
+    hit = _hit(40.0, 60.0, said[1])
     final = _converse("What is 'the hour of the tide' paired with?", said, [hit])
     assert "storm" in final.content and "nothing left to lose" not in final.content
 
@@ -550,7 +558,7 @@ def test_where_lines_sit_on_the_screen_tells_labels_from_values():
         (4.0, 30.0, "Orientation:", (0.19, 0.61, 0.29, 0.64)),
         (9.0, 30.0, "Landscape", (0.31, 0.61, 0.41, 0.64)),  # set later than its label appeared
     )
-    hit = {"start": 0.0, "end": 30.0, "timestamp": "0:00-0:30", "evidence": []}
+    hit = _hit(0.0, 30.0)
     for question, answer in [("What did the user type into the search box?", "invoices"), ("Which orientation is the screen set to?", "Landscape")]:
         final = _converse(question, lines, [hit], boxes=boxes)
         assert not says_nothing_found(final.content) and answer in final.content, (question, final.content)
@@ -572,7 +580,7 @@ def test_a_field_label_shown_with_a_whole_window_labels_its_row_not_the_lines_ab
         labels = labelled(order, boxes)
         assert lines[0].key() not in labels and lines[1].key() not in labels  # above the labels, not under them
         assert [label.text for label in labels[lines[3].key()]] == ["Paper size:"]
-    hit = {"start": 4.0, "end": 30.0, "timestamp": "0:04-0:30", "evidence": []}
+    hit = _hit(4.0, 30.0)
     final = _converse("What paper size is set?", lines[::-1], [hit], boxes=boxes)
     assert "210 x 297" in final.content and "Office Laser" not in final.content, final.content
 
@@ -601,7 +609,7 @@ def test_the_title_is_the_biggest_text_near_the_start_and_a_slide_change_is_no_e
         (17.0, 21.0, "LANTERNFALL", (0.22, 0.20, 0.80, 0.58)),
         (31.0, 40.0, "Pallets in stock: 6152", (0.1, 0.3, 0.5, 0.35)), (40.0, 50.0, "Regular price: $400", (0.1, 0.3, 0.5, 0.35)),
     )
-    hit = {"start": 10.0, "end": 50.0, "timestamp": "0:10-0:50", "evidence": []}
+    hit = _hit(10.0, 50.0)
     final = _converse("At what time does the film's title come up?", lines, [hit], boxes=boxes)
     assert final.content.startswith("At 0:17") and "LANTERNFALL" in final.content
     from staragent.agent.planners.rules.ranking import labelled
@@ -616,7 +624,7 @@ def test_end_credits_start_where_the_last_unbroken_run_of_text_begins_and_the_ex
         (475.0, 478.0, "MUSIC", (0.33, 0.40, 0.67, 0.44)), (475.0, 478.0, "Lena Okafor", (0.35, 0.50, 0.66, 0.57)),
         (479.0, 540.0, "THANKS TO EVERYONE", (0.3, 0.5, 0.7, 0.55)),
     )
-    hit = {"start": 460.0, "end": 540.0, "timestamp": "7:40-9:00", "evidence": []}
+    hit = _hit(460.0, 540.0)
     final = _converse("When do the end credits start?", lines, [hit], boxes=boxes)
     assert final.content.startswith("At 7:50"), final.content
     final = _converse("Who directed this film?", lines, [hit], boxes=boxes)
@@ -638,7 +646,7 @@ def test_a_web_address_at_the_end_is_the_last_one_not_the_one_under_a_heading_th
         (520.0, 527.0, "WEB HOSTING", (0.38, 0.80, 0.5, 0.84)), (523.0, 530.0, "www.harbour-news.com", (0.45, 0.84, 0.6, 0.88)),
         (585.0, 590.0, "WWW.LANTERNFALL.ORG", (0.30, 0.48, 0.70, 0.54)),
     )
-    hit = {"start": 500.0, "end": 600.0, "timestamp": "8:20-10:00", "evidence": []}
+    hit = _hit(500.0, 600.0)
     final = _converse("What web address is given at the end?", lines, [hit], boxes=boxes)
     assert "LANTERNFALL" in final.content and "harbour-news" not in final.content, final.content
 
