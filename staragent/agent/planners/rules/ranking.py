@@ -240,18 +240,20 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
     shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
     out: dict[tuple, list[Evidence]] = {}
     boxes = boxes or {}
+    headings = [h for h in shown if is_heading(h.text)]
+    mates = {e.key(): row_mates(e, shown, boxes) for e in shown} if boxes else {}  # the lines beside each, on its row
     last: Evidence | None = None
     for e in shown:
         if is_heading(e.text):
             last = e
             continue
-        showing = [h for h in shown if is_heading(h.text) and h.start - 0.5 <= e.start <= min(h.end, h.start + LABEL_SECONDS)]
+        showing = [h for h in headings if h.start - 0.5 <= e.start <= min(h.end, h.start + LABEL_SECONDS)]
         placed = [h for h in showing if h.key() in boxes and abs(h.start - e.start) <= 0.5]
         if e.key() in boxes and placed:
             # lines read off one frame (a box is where a line was first read, and credits scroll): a
             # heading labels the lines under it in its column; one with its value beside it
             # ("Paper size:" | "A4") labels its row instead
-            over = [h for h in placed if under(boxes[h.key()], boxes[e.key()]) and row_mates(h, shown, boxes)[1] is None]
+            over = [h for h in placed if under(boxes[h.key()], boxes[e.key()]) and mates[h.key()][1] is None]
             heading = max(over, key=lambda h: boxes[h.key()][3], default=None)
         else:
             heading = last if last in showing else None
@@ -259,7 +261,7 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
             out[e.key()] = [heading]
     if boxes:
         for e in shown:
-            left, right = row_mates(e, shown, boxes)
+            left, right = mates[e.key()]
             if left is not None and not person_names(left.text):
                 out.setdefault(e.key(), []).append(left)
             if right is not None and person_names(e.text) and not person_names(right.text):
