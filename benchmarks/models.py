@@ -1,19 +1,25 @@
 """Expert-model benchmarks: SigLIP keyframe embedding, faster-whisper × real time, the video
-refiner on a 60 s range, planner tokens/s, FAISS search.
+refiner on a 60 s range, planner time to first token and tokens/s, vector search, every expert
+resident in one ModelPool, and an estimate for indexing one hour of video.
 
-    python benchmarks/run.py models        # CPU smoke check with tiny random models (part of `make bench`)
-    python benchmarks/models.py --real     # on a GPU: the real architectures with random weights
+    python benchmarks/run.py models                 # CPU smoke check with tiny random models (part of `make bench`)
+    python benchmarks/models.py --real              # on a GPU: the real architectures with random weights
+    python benchmarks/models.py --real --only siglip,search --copy-to DIR   # some steps; results also copied to DIR
 
 ``--real`` builds the published architectures (SigLIP ViT-SO400M-14 @ 384, Whisper small and
-large-v3 converted to CTranslate2 float16, Qwen2.5-VL-7B, Qwen3-4B) with random weights, saves
-them under ``.cache/bench/models/real`` (about 30 GB, built once) and loads them through the same
-backends the agent uses. Speed and memory are those of the real models; what they say is noise.
-Random weights never stop talking, so generation lengths are fixed and stated with each figure.
+large-v3 converted to CTranslate2 float16, Qwen2.5-VL-7B, Qwen3-4B) with random weights, drawn on
+the GPU and saved under ``.cache/bench/models/real`` (about 40 GB, built once), and loads them
+through the same backends the agent uses. Speed and memory are those of the real models; what they
+say is noise. Random weights never stop talking, so generation lengths are fixed and stated with
+each figure. Steps already measured are kept (``.cache/bench/models_real_partial.json``) and skipped
+on the next run unless ``--again``; each step's result is written as soon as it is measured.
 The tiny run checks the same code on a CPU and says nothing about real speed.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -24,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tiny-model builders
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # staragent itself, when not installed
 
-from common import WORK, Timer, save, summary  # noqa: E402
+from common import RESULTS, WORK, Timer, machine, save, summary  # noqa: E402
 
 RATE = 16_000
 WHISPER_TOKENS = 128  # per 30 s window: about what real speech produces
@@ -47,9 +53,12 @@ SIZES = {
     },
 }
 WORKLOAD = {  # how much work each size does per measurement
-    "tiny": {"frames": 64, "batch": 16, "audio_s": 120, "planner_tokens": 64, "faiss_rows": 2_000, "vlm_tokens": 32},
-    "real": {"frames": 512, "batch": 64, "audio_s": 600, "planner_tokens": 256, "faiss_rows": 20_000, "vlm_tokens": 128},
+    "tiny": {"frames": 64, "batch": 16, "audio_s": 120, "planner_tokens": 16, "search_rows": (2_000,), "vlm_tokens": 32, "whisper_batches": (16,)},
+    "real": {"frames": 1024, "batch": 64, "audio_s": 600, "planner_tokens": 128, "search_rows": (100_000, 1_000_000), "vlm_tokens": 128,
+             "whisper_batches": (16, 32)},
 }
+KEYFRAME = (540, 960, 3)  # keyframes as the index stores them (960 wide)
+PROMPTS = Path(__file__).parent / "results" / "prompt_size.json"  # prompt sizes counted with Qwen's own tokenizer
 
 
 def _device() -> str:
@@ -63,12 +72,21 @@ def _gpu_peak(reset: bool = False) -> float | None:
 
     if not torch.cuda.is_available():
         return None
+    torch.cuda.synchronize()
     if reset:
-        torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         return None
-    torch.cuda.synchronize()
     return round(torch.cuda.max_memory_allocated() / 2**30, 2)
+
+
+def _gpu_used_gb() -> float | None:
+    """Memory in use on the GPU by every allocator (CTranslate2 keeps its own, outside torch's)."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    free, total = torch.cuda.mem_get_info()
+    return round((total - free) / 2**30, 2)
 
 
 def _sync() -> None:
@@ -78,28 +96,34 @@ def _sync() -> None:
         torch.cuda.synchronize()
 
 
-def build(size: str, root: Path) -> dict[str, Path]:
-    """The models of ``size`` under ``root``, built on first use."""
+def build(size: str, root: Path, names: list[str]) -> dict[str, Path]:
+    """The models ``names`` of ``size`` under ``root``, built on first use (on the GPU when there is one)."""
     import tiny_models as tm
     import torch
 
     spec = SIZES[size]
-    dtype = torch.bfloat16 if size == "real" else None
-    quant = "float16" if size == "real" else None
+    real = size == "real"
+    dtype = torch.bfloat16 if real else None
+    quant = "float16" if real else None
+    device = "cuda" if real else None
     plan = {
-        "siglip": lambda f: tm.tiny_siglip(f, builtin=spec["siglip"]),
-        "whisper_small": lambda f: tm.tiny_whisper_ct2(f, spec["whisper_small"], quant),
-        "whisper_large": lambda f: tm.tiny_whisper_ct2(f, spec["whisper_large"], quant),
-        "vlm": lambda f: tm.tiny_qwen25_vl(f, spec["vlm"], dtype),
-        "chat": lambda f: tm.tiny_qwen3(f, spec["chat"], dtype),
+        "siglip": lambda f: tm.tiny_siglip(f, builtin=spec["siglip"], device=device),
+        "whisper_small": lambda f: tm.tiny_whisper_ct2(f, spec["whisper_small"], quant, device),
+        "whisper_large": lambda f: tm.tiny_whisper_ct2(f, spec["whisper_large"], quant, device),
+        "vlm": lambda f: tm.tiny_qwen25_vl(f, spec["vlm"], dtype, device),
+        "chat": lambda f: tm.tiny_qwen3(f, spec["chat"], dtype, device),
     }
     folders = {}
-    for name, make in plan.items():
+    for name in names:
         folder = root / name
         if not (folder / ".built").exists():
             print(f"building {size} {name} ...", flush=True)
-            make(folder)
+            with Timer() as t:
+                plan[name](folder)
             (folder / ".built").touch()
+            print(f"  built in {t.seconds:.0f} s", flush=True)
+            if real:
+                torch.cuda.empty_cache()
         folders[name] = folder
     return folders
 
@@ -107,18 +131,105 @@ def build(size: str, root: Path) -> dict[str, Path]:
 # ---------------------------------------------------------------- measurements
 
 
-def bench_siglip(folder: Path, device: str, work: dict) -> dict:
+def bench_device(device: str) -> dict:
+    """The two ceilings the other figures are read against: dense bf16 matrix products and memory copies."""
+    import torch
+
+    if device != "cuda":
+        return {"device": device}
+    a, b = (torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    for _ in range(3):
+        a @ b
+    _sync()
+    with Timer() as t:
+        for _ in range(10):
+            a @ b
+        _sync()
+    src = torch.randn(2**28, device="cuda")  # 1 GiB
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    _sync()
+    with Timer() as c:
+        for _ in range(10):
+            dst.copy_(src)
+        _sync()
+    props = torch.cuda.get_device_properties(0)
+    return {
+        "name": props.name, "memory_gb": round(props.total_memory / 2**30, 1), "multiprocessors": props.multi_processor_count,
+        "bf16_matmul_tflops": round(10 * 2 * 8192**3 / t.seconds / 1e12, 1), "copy_tb_per_s": round(10 * 2 * src.nbytes / c.seconds / 1e12, 2),
+        "torch": torch.__version__, "cuda": torch.version.cuda, "transformers": _version("transformers"), "ctranslate2": _version("ctranslate2"),
+        "open_clip": _version("open_clip_torch"),
+    }
+
+
+def _version(package: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def _image_tower_gflops(encoder) -> float:
+    """Forward FLOPs of the image tower per frame: two per weight per token, plus attention."""
+    visual = encoder.model.visual
+    params = sum(p.numel() for p in visual.parameters())
+    grid = visual.grid_size if hasattr(visual, "grid_size") else (encoder.image_size[0] // 14, encoder.image_size[1] // 14)
+    tokens = int(np.prod(grid))
+    blocks = getattr(getattr(visual, "transformer", None), "resblocks", [])
+    width = getattr(getattr(visual, "transformer", None), "width", 0)
+    attention = 4 * tokens * tokens * width * len(blocks)  # scores and weighted sum
+    return (2 * params * tokens + attention) / 1e9
+
+
+def bench_siglip(folder: Path, device: str, work: dict, ceilings: dict) -> dict:
+    """Keyframes per second three ways: the old path (OpenCV resize, each batch waited for), the
+    queued batches with OpenCV, and the default on a GPU (queued, resized on the GPU); and the image
+    tower alone on ready tensors, the ceiling the others approach."""
+    import torch
+
     from staragent.models.siglip import SiglipEncoder
 
     _gpu_peak(reset=True)
-    encoder = SiglipEncoder(folder, "bench", device, "auto", batch_size=work["batch"])
+    batch = work["batch"]
+    encoder = SiglipEncoder(folder, "bench", device, "auto", batch_size=batch)
     rng = np.random.default_rng(0)
-    frames = [rng.integers(0, 255, (540, 960, 3), dtype=np.uint8) for _ in range(work["frames"])]  # keyframes as stored
-    encoder.embed_images(frames[: work["batch"]])  # warm-up
-    _sync()
-    with Timer() as t:
-        encoder.embed_images(frames)
+    frames = [rng.integers(0, 255, KEYFRAME, dtype=np.uint8) for _ in range(work["frames"])]
+
+    def rate(run) -> float:
+        run(frames[: batch * 2])  # warm-up
         _sync()
+        with Timer() as t:
+            run(frames)
+            _sync()
+        return len(frames) / t.seconds
+
+    def per_batch(images):  # the path before: every batch's result fetched before the next batch is prepared
+        for i in range(0, len(images), batch):
+            encoder.embed_images(images[i : i + batch])
+
+    variants = {}
+    encoder.resize_on_device = False
+    variants["cpu_resize_each_batch_waited_for"] = rate(per_batch)
+    variants["cpu_resize_queued"] = rate(encoder.embed_images)
+    encoder.resize_on_device = device == "cuda"
+    variants["default"] = rate(encoder.embed_images)
+    for other in (32, 128):  # 32 is the setting's default (models.vision_batch_size)
+        encoder.batch_size = other
+        variants[f"default_batch_{other}"] = rate(encoder.embed_images)
+    encoder.batch_size = batch
+
+    pixels = torch.randn(batch, 3, *encoder.image_size, device=device, dtype=encoder.dtype)
+    with torch.inference_mode():
+        encoder.model.encode_image(pixels)
+        _sync()
+        rounds = max(1, len(frames) // batch)
+        with Timer() as t:
+            for _ in range(rounds):
+                encoder.model.encode_image(pixels)
+            _sync()
+    variants["image_tower_only"] = rounds * batch / t.seconds
     queries = [f"a slide about topic {i}" for i in range(50)]
     latencies = []
     for q in queries:
@@ -126,10 +237,13 @@ def bench_siglip(folder: Path, device: str, work: dict) -> dict:
         encoder.embed_texts([q])
         _sync()
         latencies.append(time.perf_counter() - started)
+    gflops = _image_tower_gflops(encoder)
+    tflops = ceilings.get("bf16_matmul_tflops")
     return {
-        "frames": len(frames), "batch": work["batch"], "frames_per_s": len(frames) / t.seconds, "image_size": encoder.image_size,
-        "dtype": str(encoder.dtype).removeprefix("torch."), "query_ms": summary([x * 1000 for x in latencies]),
-        "weights_mb": encoder.memory_bytes() / 2**20, "gpu_peak_gb": _gpu_peak(),
+        "frames": len(frames), "batch": batch, "image_size": encoder.image_size, "keyframe": list(KEYFRAME),
+        "dtype": str(encoder.dtype).removeprefix("torch."), "frames_per_s": variants["default"], "variants_frames_per_s": variants,
+        "gflops_per_frame": round(gflops, 1), "ceiling_frames_per_s": round(tflops * 1e3 / gflops, 1) if tflops else None,
+        "query_ms": summary([x * 1000 for x in latencies]), "weights_mb": encoder.memory_bytes() / 2**20, "gpu_peak_gb": _gpu_peak(),
     }
 
 
@@ -152,8 +266,40 @@ def bench_whisper(folder: Path, device: str, batched: bool, seconds: float, batc
     return {
         "audio_s": seconds, "seconds": t.seconds, "x_realtime": seconds / t.seconds, "batched": batched, "batch": asr.batch_size,
         "beam": asr.options.get("beam_size", asr.beam_size), "compute_type": asr.compute_type, "tokens_per_window": WHISPER_TOKENS,
-        "model_file_mb": asr.memory_bytes() / 2**20,
+        "model_file_mb": asr.memory_bytes() / 2**20, "gpu_used_gb": _gpu_used_gb(),
     }
+
+
+def bench_whisper_small(folder: Path, device: str, work: dict) -> dict:
+    runs = [bench_whisper(folder, device, True, work["audio_s"], batch) for batch in work["whisper_batches"]]
+    best = max(runs, key=lambda r: r["x_realtime"])
+    return {**best, "by_batch": {r["batch"]: round(r["x_realtime"], 1) for r in runs}}
+
+
+def bench_whisper_torch(folder: Path, device: str, work: dict) -> dict:
+    """The same Whisper small through transformers (float16, SDPA), batches of 30 s windows with a
+    fixed number of tokens each: a stand-in where CTranslate2 cannot use this GPU."""
+    import torch
+    from transformers import WhisperForConditionalGeneration
+
+    source = folder.with_name(folder.name + "-hf")
+    dtype = torch.float16 if device == "cuda" else torch.float32
+    model = WhisperForConditionalGeneration.from_pretrained(source, dtype=dtype, attn_implementation="sdpa").to(device).eval()
+    windows = int(work["audio_s"] // 30)
+    batch = max(work["whisper_batches"])
+    features = torch.randn(batch, model.config.num_mel_bins, 3000, device=device, dtype=dtype)
+
+    def generate(n: int):
+        with torch.inference_mode():
+            model.generate(input_features=features[:n], max_new_tokens=WHISPER_TOKENS, min_new_tokens=WHISPER_TOKENS, do_sample=False)
+        _sync()
+
+    generate(2)  # warm-up
+    with Timer() as t:
+        for start in range(0, windows, batch):
+            generate(min(batch, windows - start))
+    return {"audio_s": windows * 30, "seconds": t.seconds, "x_realtime": windows * 30 / t.seconds, "batch": batch,
+            "dtype": str(dtype).removeprefix("torch."), "tokens_per_window": WHISPER_TOKENS, "backend": "transformers (not the project's)"}
 
 
 def bench_refiner(folder: Path, device: str, work: dict) -> dict:
@@ -175,92 +321,244 @@ def bench_refiner(folder: Path, device: str, work: dict) -> dict:
     return {
         "range_s": 60.0, "frames": len(result.frame_times), "max_pixels": refiner.max_pixels, "new_tokens": work["vlm_tokens"],
         "seconds": t.seconds, "weights_gb": refiner.memory_bytes() / 2**30, "gpu_peak_gb": _gpu_peak(),
+        "attention": getattr(refiner.model.config, "_attn_implementation", None),
     }
+
+
+def prompt_sizes() -> dict[str, int]:
+    """Today's planner prompt and the compact one a small model gets, in Qwen tokens, as
+    ``benchmarks/prompt_size.py`` counted them (Qwen3 and Qwen2.5 share the vocabulary)."""
+    data = json.loads(PROMPTS.read_text())
+    compact = [row["tokens"] for row in data["small"]]
+    return {"full": int(data["full"]["tokens"]), "compact": int(round(sum(compact) / len(compact)))}
 
 
 def bench_planner(folder: Path, device: str, work: dict) -> dict:
+    """Time to first token and decoding speed at today's prompt size and at the compact one, with
+    transformers' growing cache (the path before) and with the engine's default (on a GPU: a
+    fixed-size cache, decoding steps compiled into CUDA graphs). The prompt is random token ids of
+    the measured lengths: the stand-in tokenizer would count differently, and speed depends only on
+    the count."""
     import torch
 
-    from staragent.models.chat_engine import LocalChatEngine
-    from staragent.prompts import render
-    from staragent.tools import ToolRegistry
+    from staragent.models.chat_engine import STATIC_CACHE_TOKENS, LocalChatEngine
 
     _gpu_peak(reset=True)
     engine = LocalChatEngine(folder, "bench", device, "auto")
-    registry = ToolRegistry.discover(plugins=False)
-    tools = [registry.get(name).schema() for name in registry.names()]
-    system = render("agent_system", video_name="talk.mp4", duration="58:12", capabilities="Speech comes from faster-whisper.", max_steps=6, over_budget=False, tool_names=registry.names())
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": "What price does the slide show for the grinder?"}]
-    inputs = engine.prompt_ids(messages, tools, thinking=False).to(device)
+    vocab = engine.model.config.vocab_size
     n = work["planner_tokens"]
+    rng = np.random.default_rng(0)
+    prompts = {}
+    for label, length in prompt_sizes().items():
+        ids = torch.tensor(rng.integers(0, vocab, (1, length)), device=device)
+        prompts[label] = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    fixed = STATIC_CACHE_TOKENS if device == "cuda" else 0
+    result: dict = {"new_tokens": n}
+    for cache, tokens in (("growing_cache", 0), ("fixed_cache_graphs", fixed)):
+        if cache == "fixed_cache_graphs" and not tokens:
+            continue
+        engine.static_cache_tokens, engine._static_cache = tokens, None
 
-    def generate(tokens: int):
-        with torch.inference_mode():
-            out = engine.model.generate(**inputs, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False)
-        _sync()
-        return out
+        def generate(inputs, count: int):
+            out = engine.generate_ids(inputs, max_new_tokens=count, min_new_tokens=count)
+            _sync()
+            return out
 
-    generate(4)  # warm-up
-    with Timer() as first:  # prefill and the first token
-        generate(1)
-    with Timer() as total:
-        out = generate(n)
-    generated = out.shape[1] - inputs["input_ids"].shape[1]
+        with Timer() as warm:  # the first call compiles where it compiles
+            generate(prompts["full"], 8)
+            generate(prompts["compact"], 8)
+        rows = {"warm_up_s": warm.seconds}
+        for label, inputs in prompts.items():
+            firsts = []
+            for _ in range(3):
+                with Timer() as first:  # prefill and the first token
+                    generate(inputs, 1)
+                firsts.append(first.seconds)
+            with Timer() as total:
+                out = generate(inputs, n)
+            ttft = sorted(firsts)[1]
+            rows[label] = {
+                "prompt_tokens": int(inputs["input_ids"].shape[1]), "first_token_s": ttft, "new_tokens": int(out.shape[0]),
+                "decode_tokens_per_s": (int(out.shape[0]) - 1) / max(total.seconds - ttft, 1e-9), "total_s": total.seconds,
+            }
+        result[cache] = rows
+    best = result.get("fixed_cache_graphs", result["growing_cache"])
     return {
-        "prompt_tokens": int(inputs["input_ids"].shape[1]), "prefill_s": first.seconds, "new_tokens": int(generated),
-        "decode_tokens_per_s": (generated - 1) / max(total.seconds - first.seconds, 1e-9), "total_s": total.seconds,
-        "weights_gb": engine.memory_bytes() / 2**30, "gpu_peak_gb": _gpu_peak(),
+        **result, "full": best["full"], "compact": best["compact"], "weights_gb": engine.memory_bytes() / 2**30, "gpu_peak_gb": _gpu_peak(),
+        "attention": getattr(engine.model.config, "_attn_implementation", None),
     }
 
 
-def bench_faiss(rows: int, dim: int = 1152, queries: int = 200) -> dict:
-    from staragent.index.vectors import VectorStore, faiss_gpus, to_device
+def bench_search(device: str, work: dict, dim: int = 1152, k: int = 50) -> dict:
+    """Exact inner-product search over SigLIP-sized vectors: FAISS where it has a GPU build, else
+    torch on the GPU (float16 vectors, float32 accumulation); the project's CPU FAISS index beside it."""
+    import torch
 
-    rng = np.random.default_rng(0)
-    store = VectorStore.build(rng.standard_normal((rows, dim)).astype(np.float32), list(range(rows)), {"modality": "visual"})
-    gpu = faiss_gpus() > 0
-    store = VectorStore(to_device(store._index, "auto"), store.meta)
-    probes = rng.standard_normal((queries, dim)).astype(np.float32)
-    latencies = []
-    for q in probes:
-        started = time.perf_counter()
-        store.search(q, 50)
-        latencies.append(time.perf_counter() - started)
-    return {"rows": rows, "dim": dim, "k": 50, "gpu": gpu, "query_ms": summary([x * 1000 for x in latencies])}
+    rows_out = []
+    for rows in work["search_rows"]:
+        gen = torch.Generator(device="cpu").manual_seed(0)
+        base = torch.nn.functional.normalize(torch.randn(rows, dim, generator=gen), dim=1)
+        probes = torch.nn.functional.normalize(torch.randn(200, dim, generator=gen), dim=1)
+        row = {"rows": rows, "dim": dim, "k": k}
+        if rows <= 100_000:  # the CPU index the project ships, for comparison
+            row["cpu"], search = _cpu_search(base.numpy(), k)
+            row["cpu_ms"] = summary([_timed(lambda q=q, search=search: search(q)) for q in probes[:50].numpy()])
+        if device == "cuda":
+            vectors = base.to("cuda", torch.float16)
+            queries = probes.to("cuda", torch.float16)
+
+            def one(q, vectors=vectors):
+                torch.topk((vectors @ q).float(), k)
+                _sync()
+
+            for q in queries[:5]:
+                one(q)
+            row["gpu_torch_ms"] = summary([_timed(lambda q=q: one(q)) for q in queries])
+            with Timer() as t:
+                for _ in range(10):
+                    torch.topk((queries[:64] @ vectors.T).float(), k, dim=1)
+                _sync()
+            row["gpu_torch_batch64_ms"] = t.seconds / 10 * 1000
+            row["gpu_memory_gb"] = round(vectors.nbytes / 2**30, 2)
+            row["gpu"] = "torch float16 matmul + topk"
+            del vectors
+        rows_out.append(row)
+    return {"by_rows": rows_out}
 
 
-def run(size: str) -> dict:
+def _cpu_search(vectors: np.ndarray, k: int):
+    """The project's CPU index (FAISS, flat inner product); numpy's matrix product where FAISS is
+    not installed (the GPU machine), which does the same arithmetic."""
+    try:
+        from staragent.index.vectors import VectorStore
+
+        store = VectorStore.build(vectors, list(range(len(vectors))), {"modality": "visual"})
+        return "faiss flat (the project's index)", lambda q: store.search(q, k)
+    except ImportError:
+        return "numpy matmul + argpartition", lambda q: np.argpartition(-(vectors @ q), k)[:k]
+
+
+def _timed(call) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000
+
+
+def bench_pool(folders: dict[str, Path], device: str) -> dict:
+    """Every GPU expert of the local profile loaded into one ModelPool at once, through the
+    settings a user would write: where each lands, what it takes, and the peak."""
+    from staragent.config import load_settings
+    from staragent.models.pool import ModelPool
+
+    settings = load_settings(
+        profile="local",
+        models={"vision_model": str(folders["siglip"]), "asr_model": str(folders["whisper_small"]), "asr_refine_model": str(folders["whisper_large"]),
+                "vlm_model": str(folders["vlm"])},
+        planner={"backend": "transformers", "model": str(folders["chat"])},
+    )
+    pool = ModelPool(settings)
+    _gpu_peak(reset=True)
+    before = _gpu_used_gb()
+    roles = ["vision", "asr", "asr_refine", "vlm", "chat"]
+    with Timer() as t:
+        for role in roles:
+            pool.get(role)
+    placed = [model.describe() for model in pool.loaded()]
+    after = _gpu_used_gb()
+    result = {
+        "roles": placed, "load_seconds": t.seconds, "torch_peak_gb": _gpu_peak(),
+        "gpu_used_gb": None if after is None else round(after - (before or 0), 2),
+    }
+    pool.unload()
+    return result
+
+
+def estimate_hour(results: dict) -> dict | None:
+    """Indexing one hour of video on the local profile, from the measured throughputs: GPU stages
+    run one after another on the one GPU; the CPU lanes (decoding, OCR, sound tags) run beside them,
+    at their measured 2-core cost as an upper bound."""
+    sig, small = results.get("siglip"), results.get("whisper_small")
+    if not sig or not small or "x_realtime" not in small:
+        return None
+    pipeline = json.loads((RESULTS / "pipeline_cpu.json").read_text())
+    keyframes_talk = pipeline["index"]["info"]["frames"]["keyframes"] * 60 / pipeline["video"]["minutes"]
+    stages = pipeline["index"]["stages"]
+    cpu_lanes = pipeline["decode_floor"]["total_seconds"] + stages["ocr"] + stages["audio_tags"]
+    rows = {}
+    for label, keyframes in (("talk (measured keyframes)", keyframes_talk), ("one keyframe per second", 3600)):
+        gpu = keyframes / sig["frames_per_s"] + 3600 / small["x_realtime"]
+        rows[label] = {"keyframes": round(keyframes), "gpu_seconds": round(gpu, 1), "cpu_lane_seconds": round(cpu_lanes, 1),
+                       "estimate_seconds": round(max(gpu, cpu_lanes), 1)}
+    return {"hour_of_video": rows, "whisper_x_realtime": small["x_realtime"], "siglip_frames_per_s": sig["frames_per_s"],
+            "cpu_lanes_from": "benchmarks/results/pipeline_cpu.json"}
+
+
+STEPS = ("ceilings", "siglip", "whisper_small", "whisper_large", "search", "planner", "refiner", "pool")
+NEEDS = {"siglip": ["siglip"], "whisper_small": ["whisper_small"], "whisper_small_torch": ["whisper_small"], "whisper_large": ["whisper_large"], "refiner": ["vlm"], "planner": ["chat"],
+         "pool": ["siglip", "whisper_small", "whisper_large", "vlm", "chat"]}
+
+
+MEASURE = {  # step -> measure(model folders, device, workload, results so far)
+    "ceilings": lambda folders, device, work, results: bench_device(device),
+    "siglip": lambda folders, device, work, results: bench_siglip(folders["siglip"], device, work, results.get("ceilings", {})),
+    "whisper_small": lambda folders, device, work, results: bench_whisper_small(folders["whisper_small"], device, work),
+    "whisper_large": lambda folders, device, work, results: {
+        **bench_whisper(folders["whisper_large"], device, False, 60.0),
+        "batched_run": bench_whisper(folders["whisper_large"], device, True, work["audio_s"], 16),
+    },
+    "whisper_small_torch": lambda folders, device, work, results: bench_whisper_torch(folders["whisper_small"], device, work),
+    "search": lambda folders, device, work, results: bench_search(device, work),
+    "planner": lambda folders, device, work, results: bench_planner(folders["chat"], device, work),
+    "refiner": lambda folders, device, work, results: bench_refiner(folders["vlm"], device, work),
+    "pool": lambda folders, device, work, results: bench_pool(folders, device),
+}
+
+
+def run(size: str, only: list[str] | None = None, again: bool = False, copy_to: Path | None = None) -> dict:
     device = _device()
     if size == "real" and device != "cuda":
         raise SystemExit("--real needs a CUDA GPU (the real-size models are measured on the GPU)")
     work = WORKLOAD[size]
-    folders = build(size, WORK / "models" / size)
-    results: dict = {"size": size, "device": device}
-    steps = [
-        ("siglip", lambda: bench_siglip(folders["siglip"], device, work)),
-        ("whisper_small_batched", lambda: bench_whisper(folders["whisper_small"], device, True, work["audio_s"])),
-        ("whisper_large_refine_60s", lambda: bench_whisper(folders["whisper_large"], device, False, 60.0)),
-        ("refiner_60s", lambda: bench_refiner(folders["vlm"], device, work)),
-        ("planner", lambda: bench_planner(folders["chat"], device, work)),
-        ("faiss", lambda: bench_faiss(work["faiss_rows"])),
-    ]
-    for name, step in steps:
+    partial = WORK / f"models_{size}_partial.json"
+    results: dict = json.loads(partial.read_text()) if partial.exists() else {}
+    results.pop("machine", None)
+    results.update(size=size, device=device)
+    for name in only or STEPS:
+        if name in results and not again:
+            print(f"{name}: measured before, kept", flush=True)
+            continue
+        folders = build(size, WORK / "models" / size, NEEDS.get(name, []))
         print(f"{name} ...", flush=True)
-        results[name] = step()
-        print(f"  {results[name]}", flush=True)
-        import gc
-
-        gc.collect()
-        if device == "cuda":
-            import torch
-
-            torch.cuda.empty_cache()
+        step = MEASURE[name]
+        try:
+            value = step(folders, device, work, results)
+        except Exception as error:  # one step failing (a missing library on the GPU machine) leaves the others measured
+            value = {"error": f"{type(error).__name__}: {error}"}
+        results[name] = value
+        print(f"  {value}", flush=True)
+        results["estimate"] = estimate_hour(results)
+        WORK.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps({"machine": machine(), **results}, indent=2, default=str))
+        if copy_to:
+            copy_to.mkdir(parents=True, exist_ok=True)
+            shutil.copy(partial, copy_to / partial.name)
+        _release(device)
     return results
+
+
+def _release(device: str) -> None:
+    import gc
+
+    gc.collect()
+    if device == "cuda":
+        import torch
+
+        torch.cuda.empty_cache()
 
 
 def main(*_args) -> dict:
     """The CPU smoke check (``benchmarks/run.py models``)."""
-    data = run("tiny")
+    data = run("tiny", again=True)
     data["command"] = "python benchmarks/run.py models"
     save("models_cpu_smoke", data)
     return data
@@ -268,7 +566,10 @@ def main(*_args) -> dict:
 
 if __name__ == "__main__":
     if "--real" in sys.argv:
-        data = run("real")
+        args = sys.argv[1:]
+        only = args[args.index("--only") + 1].split(",") if "--only" in args else None
+        copy_to = Path(args[args.index("--copy-to") + 1]) if "--copy-to" in args else None
+        data = run("real", only, again="--again" in args, copy_to=copy_to)
         data["command"] = "python benchmarks/models.py --real"
         save("models_gpu", data)
         import report

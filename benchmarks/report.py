@@ -73,46 +73,140 @@ def chat_storage_section(data: dict) -> list[str]:
     ]
 
 
+SIGLIP_VARIANTS = {
+    "cpu_resize_each_batch_waited_for": "OpenCV resize on the CPU, each batch's result awaited (the path before)",
+    "cpu_resize_queued": "OpenCV resize, batches queued",
+    "default": "resized on the device, batches queued (the default on a GPU)",
+    "default_batch_32": "the same, batch 32 (the setting's default)",
+    "default_batch_128": "the same, batch 128",
+    "image_tower_only": "the image tower alone on ready tensors",
+}
+
+
+def _siglip_row(variant: str, frames_per_s: float, batch: int) -> str:
+    label = SIGLIP_VARIANTS.get(variant, variant) + ("" if variant.startswith("default_batch") else f", batch {batch}")
+    value = f"**{_f(frames_per_s, 0)}**" if variant == "default" else _f(frames_per_s, 0)
+    return f"| {label} | {value} |"
+
+
 def _models_rows(data: dict) -> list[str]:
-    sig, small, large, vlm, plan, faiss = (data[k] for k in ("siglip", "whisper_small_batched", "whisper_large_refine_60s", "refiner_60s", "planner", "faiss"))
-    gpu = data["device"] == "cuda"
-    mem = (lambda r: f"; peak GPU memory {_f(r.get('gpu_peak_gb'), 1)} GB") if gpu else (lambda r: "")
     real = data.get("size") == "real"
+    gpu = data["device"] == "cuda"
 
     def name(model: str) -> str:
         return model if real else f"{model} (tiny stand-in)"
 
-    size = "×".join(str(x) for x in sig["image_size"])
-    return [
-        "| measure | value |",
-        "| --- | --- |",
-        f"| {name('SigLIP')} keyframe embedding ({size} input, batch {sig['batch']}, {sig['dtype']}; 960×540 keyframes, resize included) "
-        f"| **{_f(sig['frames_per_s'], 1)} frames/s**{mem(sig)} |",
-        f"| SigLIP text query, one at a time, p50 / p95 | {_f(sig['query_ms']['p50'], 1)} / {_f(sig['query_ms']['p95'], 1)} ms |",
-        f"| {name('faster-whisper small')}, batched (batch {small['batch']}, beam {small['beam']}, {small['compute_type']}, "
-        f"{small['tokens_per_window']} tokens per 30 s window, {small['audio_s']} s of audio) | **{_f(small['x_realtime'], 1)}× real time** |",
-        f"| {name('faster-whisper large-v3')}, refining a 60 s range (unbatched, beam {large['beam']}, {large['compute_type']}) "
-        f"| **{_f(large['x_realtime'], 1)}× real time** |",
-        f"| {name('Qwen2.5-VL-7B')} refiner, dense caption of a 60 s range ({vlm['frames']} frames, ≤ {vlm['max_pixels']} pixels each, "
-        f"{vlm['new_tokens']} new tokens) | **{_f(vlm['seconds'], 2)} s**{mem(vlm)} |",
-        f"| {name('Qwen3-4B')} planner time to first token ({plan['prompt_tokens']} prompt tokens: system prompt and tool schemas) | {_f(plan['prefill_s'], 2)} s |",
-        f"| {name('Qwen3-4B')} planner decoding ({plan['new_tokens']} tokens) | **{_f(plan['decode_tokens_per_s'], 1)} tokens/s**{mem(plan)} |",
-        f"| FAISS flat inner-product search ({faiss['rows']} × {faiss['dim']}, k={faiss['k']}, {'GPU' if faiss['gpu'] else 'CPU'}), p50 / p95 "
-        f"| {_f(faiss['query_ms']['p50'], 2)} / {_f(faiss['query_ms']['p95'], 2)} ms |",
-        "",
-    ]
+    def mem(row: dict) -> str:
+        return f"; peak GPU memory {_f(row.get('gpu_peak_gb'), 1)} GB" if gpu and row.get("gpu_peak_gb") is not None else ""
+
+    lines: list[str] = []
+    sig = data.get("siglip", {})
+    if "frames_per_s" in sig:
+        size = "×".join(str(x) for x in sig["image_size"])
+        ceiling = f", against a ceiling of {_f(sig['ceiling_frames_per_s'], 0)} frames/s" if sig.get("ceiling_frames_per_s") else ""
+        lines += [
+            f"### {name('SigLIP')} keyframe embedding",
+            "",
+            f"{size} input, {sig['dtype']}, {sig['frames']} keyframes of {sig['keyframe'][1]}×{sig['keyframe'][0]}, resizing included. "
+            f"The image tower does {_f(sig['gflops_per_frame'], 0)} GFLOP per frame{ceiling} (the measured matrix rate over that).",
+            "",
+            "| path | frames/s |",
+            "| --- | --- |",
+            *(_siglip_row(k, v, sig["batch"]) for k, v in sig["variants_frames_per_s"].items()),
+            "",
+            f"A text query, one at a time: {_f(sig['query_ms']['p50'], 1)} ms at p50, {_f(sig['query_ms']['p95'], 1)} ms at p95{mem(sig)}.",
+            "",
+        ]
+    rows = ["| measure | value |", "| --- | --- |"]
+    small, large = data.get("whisper_small", {}), data.get("whisper_large", {})
+    if "x_realtime" in small:
+        batches = ", ".join(f"batch {b}: {_f(x, 0)}×" for b, x in small.get("by_batch", {}).items())
+        rows.append(f"| {name('faster-whisper small')}, batched while indexing (beam 1, {small['compute_type']}, {small['tokens_per_window']} tokens "
+                    f"per 30 s window, {small['audio_s']} s of audio) | **{_f(small['x_realtime'], 0)}× real time** ({batches}) |")
+    if "x_realtime" in large:
+        rows.append(f"| {name('faster-whisper large-v3')}, refining a 60 s range (unbatched, beam {large['beam']}, word timestamps, "
+                    f"{large['compute_type']}) | **{_f(large['x_realtime'], 1)}× real time** |")
+        if "batched_run" in large:
+            rows.append(f"| {name('faster-whisper large-v3')}, batched (batch {large['batched_run']['batch']}, beam 1) | "
+                        f"{_f(large['batched_run']['x_realtime'], 0)}× real time |")
+    vlm = data.get("refiner", {})
+    if "seconds" in vlm:
+        rows.append(f"| {name('Qwen2.5-VL-7B')} refiner, dense caption of a 60 s range ({vlm['frames']} frames, ≤ {vlm['max_pixels']} pixels each, "
+                    f"{vlm['new_tokens']} new tokens) | **{_f(vlm['seconds'], 2)} s**{mem(vlm)} |")
+    for row in data.get("search", {}).get("by_rows", []):
+        where = f"{row['rows']:,} × {row['dim']}, k={row['k']}"
+        if "cpu_ms" in row:
+            rows.append(f"| exact search, {where}, CPU ({row['cpu']}), p50 | {_f(row['cpu_ms']['p50'], 2)} ms |")
+        if "gpu_torch_ms" in row:
+            rows.append(f"| exact search, {where}, GPU ({row['gpu']}), p50 one query / 64 queries | "
+                        f"{_f(row['gpu_torch_ms']['p50'], 2)} ms / {_f(row['gpu_torch_batch64_ms'], 2)} ms |")
+    lines += ["### Speech, the refiner and search", "", *rows, ""]
+    plan = data.get("planner", {})
+    if "full" in plan:
+        lines += [
+            f"### {name('Qwen3-4B')} planner",
+            "",
+            f"{plan['new_tokens']} new tokens; prompt lengths are today's planner prompt and the compact one a small model gets, "
+            "as counted with Qwen's tokenizer (`benchmarks/results/prompt_size.json`).",
+            "",
+            "| decoding | prompt | time to first token | tokens/s |",
+            "| --- | --- | --- | --- |",
+        ]
+        for cache, label in (("growing_cache", "transformers' growing cache (the path before)"),
+                             ("fixed_cache_graphs", "fixed-size cache, steps as CUDA graphs (the default on a GPU)")):
+            for size_name in ("full", "compact"):
+                row = plan.get(cache, {}).get(size_name)
+                if row:
+                    lines.append(f"| {label} | {row['prompt_tokens']} tokens | {_f(row['first_token_s'], 3)} s | {_f(row['decode_tokens_per_s'], 1)} |")
+        warm = plan.get("fixed_cache_graphs", {}).get("warm_up_s")
+        lines += ["", *([f"The fixed-size cache's first call compiles the decoding step: {_f(warm, 0)} s, once per process.", ""] if warm else [])]
+    pool = data.get("pool", {})
+    if "roles" in pool:
+        used = f"; {_f(pool['gpu_used_gb'], 1)} GB in use on the GPU by every allocator" if pool.get("gpu_used_gb") is not None else ""
+        lines += [
+            "### Every expert resident in one ModelPool",
+            "",
+            "Loaded through the `local` profile's settings, as a user would point them at local folders.",
+            "",
+            "| role | backend | device | weights (MB) | load (s) |",
+            "| --- | --- | --- | --- | --- |",
+            *(f"| {r['name']} | {r['backend'].split(':')[0]} | {r['device']} | {_f(r['weights_mb'], 0)} | {_f(r['load_seconds'], 2)} |" for r in pool["roles"]),
+            "",
+            f"All loaded in {_f(pool['load_seconds'], 1)} s; torch's peak {_f(pool.get('torch_peak_gb'), 1)} GB{used}"
+            " (CTranslate2 holds Whisper's weights outside torch).",
+            "",
+        ]
+    estimate = data.get("estimate")
+    if real and estimate:
+        lines += [
+            "### One hour of video on the local profile: an estimate",
+            "",
+            f"From the throughputs above: SigLIP at {_f(estimate['siglip_frames_per_s'], 0)} keyframes/s and Whisper small at "
+            f"{_f(estimate['whisper_x_realtime'], 0)}× real time share the GPU; decoding, on-screen text and sound tags run on the CPU "
+            f"beside them, counted at their cost on 2 cores (from {estimate['cpu_lanes_from']}), an upper bound. On-screen text with EasyOCR "
+            "on the GPU was not measured.",
+            "",
+            "| keyframes | GPU work (s) | CPU lanes (s) | estimate (s) |",
+            "| --- | --- | --- | --- |",
+            *(f"| {label}: {r['keyframes']} | {_f(r['gpu_seconds'], 1)} | {_f(r['cpu_lane_seconds'], 1)} | **{_f(r['estimate_seconds'], 0)}** |"
+              for label, r in estimate["hour_of_video"].items()),
+            "",
+        ]
+    return lines
 
 
 def models_section(data: dict) -> list[str]:
     m = data["machine"]
     if data.get("size") == "real":
+        c = data.get("ceilings", {})
         intro = [
             "## Expert models on a GPU: real-size architectures, random weights",
             "",
-            f"GPU: {m['gpu']}; CPU: {m['cpu']}, {m['cores']} cores; measured {m['date']}. Command: `{data['command']}`.",
+            f"GPU: {m['gpu']} ({c.get('bf16_matmul_tflops')} TFLOP/s bf16 matrix products and {c.get('copy_tb_per_s')} TB/s copies, measured); "
+            f"CPU: {m['cpu']}, {m['cores']} cores; torch {c.get('torch')}, transformers {c.get('transformers')}, CTranslate2 "
+            f"{c.get('ctranslate2')}; measured {m['date']}. Command: `{data['command']}`.",
             "The published architectures with random weights: speed and memory match the real models, the outputs are noise,",
-            "so generation lengths are fixed (stated per row). Prompt token counts come from a small stand-in tokenizer,",
-            "which spends more tokens per word than Qwen's.",
+            "so generation lengths are fixed (stated per row). How the GPU machine was set up is in docs/gpu.md.",
         ]
     else:
         intro = [

@@ -170,6 +170,11 @@ class PlannerSettings(BaseModel):
     temperature: float = 0.0
     max_tokens: int = 1024
     thinking: bool = Field(False, description="let a local Qwen3 reason in <think> blocks before it acts (slower)")
+    static_cache_tokens: int | None = Field(
+        None, ge=0,
+        description="a local model on a GPU decodes from a preallocated cache this many tokens long, which lets transformers "
+        "capture each decoding step as CUDA graphs (None: 8192 on a GPU, off on the CPU; 0: off)",
+    )
     small_model: bool | None = Field(
         None,
         description="plan as a small model needs: a short prompt, tools chosen for the question, a search first "

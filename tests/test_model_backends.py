@@ -136,6 +136,37 @@ def test_images_are_resized_as_open_clip_would(mode):
         assert out[16, 2].min() == 255 and out[16, 29].max() == 0
 
 
+@pytest.mark.parametrize("mode", ["squash", "shortest", "longest"])
+def test_resizing_where_the_model_runs_gives_the_pixels_opencv_gives(mode):
+    import torch
+
+    from staragent.models.siglip import resize_for_model, resize_tensor_for_model
+
+    rng = np.random.default_rng(1)
+    smooth = np.kron(rng.integers(0, 255, (9, 16, 3)), np.ones((10, 10, 1))).astype(np.uint8)  # 90x160 blocks: natural-ish edges
+    for image, size in ((smooth, (32, 32)), (smooth[:20, :30], (48, 48))):  # shrinking, then enlarging
+        expected = resize_for_model(image, size, mode).astype(np.float32)
+        frames = torch.from_numpy(image).permute(2, 0, 1)[None].float()
+        got = resize_tensor_for_model(frames, size, mode)[0].permute(1, 2, 0).numpy()
+        assert got.shape == expected.shape and got.min() >= 0 and got.max() <= 255
+        assert np.abs(got - expected).mean() < 6  # interpolation kernels differ a little, the picture does not
+
+
+def test_siglip_vectors_do_not_depend_on_where_keyframes_are_resized(pool):
+    encoder = pool.get("vision")
+    rng = np.random.default_rng(2)
+    images = [np.kron(rng.integers(0, 255, (9, 16, 3)), np.ones((10, 10, 1))).astype(np.uint8) for _ in range(6)]
+    images.append(images[0][:60])  # a keyframe of another size in the same call
+    on_cpu = encoder.embed_images(images)
+    encoder.resize_on_device = True
+    try:
+        on_device = encoder.embed_images(images)
+    finally:
+        encoder.resize_on_device = False
+    assert on_device.shape == on_cpu.shape == (7, 32)
+    assert (np.sum(on_cpu * on_device, axis=1) > 0.99).all()  # cosine similarity, frame by frame
+
+
 def test_video_refiner_samples_frames_inside_the_range(pool, foreign):
     from staragent.models.video_refiner import QwenVideoRefiner, sample_times
 

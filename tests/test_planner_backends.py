@@ -202,3 +202,35 @@ def test_a_rule_planner_profile_loads_no_chat_model_even_with_weights_here(regis
     assert "STARAGENT_MODELS__CHAT=transformers" in why and "hf download" not in why
     for chosen in ({"planner": {"backend": "transformers", "model": str(tiny.qwen3)}}, {"models": {"chat": "transformers"}, "planner": {"model": str(tiny.qwen3)}}):
         assert registry.get("translate_text").missing_models(load_settings(cache_dir=tmp_path, **chosen)) is None
+
+
+def test_a_fixed_size_cache_decodes_the_same_tokens_and_steps_aside_when_it_cannot(tiny, tmp_path, monkeypatch, caplog):
+    import torch
+
+    settings = load_settings(cache_dir=tmp_path, models={"device": "cpu"}, planner={"backend": "transformers", "model": str(tiny.qwen3), "static_cache_tokens": 64})
+    engine = ModelPool(settings).get("chat")
+    assert engine.static_cache_tokens == 64  # the setting reaches the engine (off by default on the CPU)
+    torch.manual_seed(0)
+    prompts = [torch.randint(0, engine.model.config.vocab_size, (1, n)) for n in (12, 40, 90)]  # the last does not fit with its reply
+
+    def decode_all() -> list[list[int]]:
+        return [engine.generate_ids({"input_ids": p, "attention_mask": torch.ones_like(p)}, max_new_tokens=8, min_new_tokens=8).tolist() for p in prompts]
+
+    fixed = decode_all()
+    assert engine._static_cache is not None and engine._static_cache.get_max_length() == 64
+    engine.static_cache_tokens = 0
+    growing = decode_all()
+    assert fixed == growing and len({tuple(t) for t in growing}) > 1  # same tokens, and not one reply for every prompt
+
+    engine.static_cache_tokens, engine._static_cache = 64, None
+    generate = engine.model.generate
+
+    def no_compiler(*args, **kwargs):
+        if kwargs.get("past_key_values") is not None:
+            raise RuntimeError("no C compiler for the decoding step")
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(engine.model, "generate", no_compiler)
+    with caplog.at_level("WARNING", logger="staragent.models"):
+        assert decode_all() == growing  # answered without the cache
+    assert engine.static_cache_tokens == 0 and "no C compiler" in caplog.text

@@ -110,22 +110,23 @@ def _seed(seed: int = 0) -> None:
     torch.manual_seed(seed)
 
 
-def _instantiate(model_class, config, dtype=None):
+def _instantiate(model_class, config, dtype=None, device=None):
     """A randomly initialised model, created directly in ``dtype`` (real-size models for the GPU
-    benchmark would not fit in float32 twice)."""
+    benchmark would not fit in float32 twice) and on ``device`` (a GPU draws billions of random
+    weights in a second, a CPU thread in a minute)."""
     import torch
 
-    if dtype is None:
-        return model_class(config)
     previous = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
+    if dtype is not None:
+        torch.set_default_dtype(dtype)
     try:
-        return model_class(config)
+        with torch.device(device or "cpu"):
+            return model_class(config)
     finally:
         torch.set_default_dtype(previous)
 
 
-def tiny_qwen3(folder: Path, dims: dict | None = None, dtype=None) -> Path:
+def tiny_qwen3(folder: Path, dims: dict | None = None, dtype=None, device=None) -> Path:
     """A 2-layer Qwen3 causal LM with the test tokenizer and chat template (``dims`` overrides the
     config, e.g. with Qwen3-4B's sizes for the GPU benchmark)."""
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
@@ -137,13 +138,13 @@ def tiny_qwen3(folder: Path, dims: dict | None = None, dtype=None) -> Path:
         "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 32768, "tie_word_embeddings": True,
         "eos_token_id": tok.convert_tokens_to_ids("<|im_end|>"), "pad_token_id": tok.pad_token_id, **(dims or {}),
     })
-    model = _instantiate(Qwen3ForCausalLM, config, dtype)
+    model = _instantiate(Qwen3ForCausalLM, config, dtype, device)
     model.generation_config = GenerationConfig(eos_token_id=config.eos_token_id, pad_token_id=config.pad_token_id)
     model.save_pretrained(folder)
     return folder
 
 
-def tiny_qwen25_vl(folder: Path, dims: dict | None = None, dtype=None) -> Path:
+def tiny_qwen25_vl(folder: Path, dims: dict | None = None, dtype=None, device=None) -> Path:
     """A 1-layer Qwen2.5-VL (vision tower and language model) with an image/video processor;
     ``dims`` may replace ``text_config`` and ``vision_config`` entries."""
     from transformers import (
@@ -173,7 +174,7 @@ def tiny_qwen25_vl(folder: Path, dims: dict | None = None, dtype=None) -> Path:
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
     )
-    model = _instantiate(Qwen2_5_VLForConditionalGeneration, config, dtype)
+    model = _instantiate(Qwen2_5_VLForConditionalGeneration, config, dtype, device)
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
     model.save_pretrained(folder)
@@ -266,7 +267,7 @@ def _whisper_tokenizer():
     return tok, _LANGUAGE_CODES
 
 
-def tiny_whisper_ct2(folder: Path, dims: dict | None = None, quantization: str | None = None) -> Path:
+def tiny_whisper_ct2(folder: Path, dims: dict | None = None, quantization: str | None = None, device=None) -> Path:
     """A 1-layer multilingual Whisper, converted to CTranslate2 as faster-whisper expects it
     (``dims`` overrides the WhisperConfig, e.g. with large-v3's sizes)."""
     import torch
@@ -291,7 +292,7 @@ def tiny_whisper_ct2(folder: Path, dims: dict | None = None, quantization: str |
         "max_target_positions": 448, "decoder_start_token_id": ids["<|startoftranscript|>"], "eos_token_id": eot, "pad_token_id": eot,
         "bos_token_id": eot, "suppress_tokens": [], "begin_suppress_tokens": [eot], **(dims or {}),
     })
-    model = WhisperForConditionalGeneration(config)
+    model = _instantiate(WhisperForConditionalGeneration, config, device=device)
     with torch.no_grad():  # confident (peaked) outputs, so Whisper's fallback rarely re-decodes,
         model.model.decoder.embed_tokens.weight.mul_(30)
         special = [i for t, i in ids.items() if t == "" or t.startswith("<|")]
@@ -309,7 +310,7 @@ def tiny_whisper_ct2(folder: Path, dims: dict | None = None, quantization: str |
     return folder
 
 
-def tiny_siglip(folder: Path, builtin: str | None = None) -> Path:
+def tiny_siglip(folder: Path, builtin: str | None = None, device: str | None = None) -> Path:
     """An open_clip SigLIP-style model (ViT image tower, bidirectional text tower, sigmoid bias)
     with 32-dim embeddings, as a ``local-dir`` folder with its own tokenizer. ``builtin`` takes the
     architecture of one of open_clip's configs instead (e.g. ``ViT-SO400M-14-SigLIP-384``)."""
@@ -333,8 +334,8 @@ def tiny_siglip(folder: Path, builtin: str | None = None) -> Path:
     }
     (folder / "open_clip_config.json").write_text(json.dumps(config))
     _seed()
-    model = open_clip.create_model(f"local-dir:{folder}", load_weights=False)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(folder / "open_clip_model.safetensors"))
+    model = open_clip.create_model(f"local-dir:{folder}", load_weights=False, device=device or "cpu")
+    save_file({k: v.contiguous().cpu() for k, v in model.state_dict().items()}, str(folder / "open_clip_model.safetensors"))
     return folder
 
 

@@ -4,6 +4,7 @@ business (``agent.planners.transformers``)."""
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from pathlib import Path
@@ -11,6 +12,8 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import ModelUnavailable
 from .torch_runtime import load_files, load_pretrained, module_bytes
+
+log = logging.getLogger("staragent.models")
 
 _END_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>", "</s>")
 _LEADING_THINK = re.compile(r"^\s*<think>(.*?)(?:</think>|$)", re.S)
@@ -26,17 +29,26 @@ def strip_reasoning(text: str) -> tuple[str, str]:
     return text[block.end() :].strip(), block.group(1).strip()
 
 
+STATIC_CACHE_TOKENS = 8192
+"""prompt and reply together, on a GPU: Qwen3-4B's cache for them takes 1.2 GB"""
+
+
 class LocalChatEngine:
     """A causal LM and its tokenizer on one device."""
 
     name = "transformers-chat"
 
-    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto"):
+    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto", static_cache_tokens: int | None = None):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.model_id = label
         self.device = device
+        # One token's work is a few milliseconds of GPU time but hundreds of kernel launches; with a
+        # cache of fixed size transformers compiles the decoding step into CUDA graphs, launched once.
+        default = STATIC_CACHE_TOKENS if device.startswith("cuda") else 0
+        self.static_cache_tokens = default if static_cache_tokens is None else static_cache_tokens
+        self._static_cache = None
         self.tokenizer = load_files(AutoTokenizer, model_dir, "chat model's tokenizer")
         if not self.tokenizer.chat_template:
             raise ModelUnavailable(f"chat model {label!r} has no chat template, so tools cannot be shown to it; use an instruct/chat model")
@@ -77,12 +89,22 @@ class LocalChatEngine:
         stop: list[str] | None = None,
     ) -> tuple[str, int, int]:
         """``(raw text of the reply, prompt tokens, generated tokens)``."""
+        inputs = self.prompt_ids(messages, tools, thinking).to(self.device)
+        new = self.generate_ids(inputs, max_new_tokens=max_new_tokens, temperature=temperature, stop=stop)
+        prompt_len = inputs["input_ids"].shape[1]
+        text = self.decode(new.tolist())
+        if self.inside_thinking(inputs["input_ids"][0].tolist()):
+            text = "<think>" + text  # the template opened the reasoning block; the reply starts inside it
+        return text, int(prompt_len), int(new.shape[0])
+
+    def generate_ids(self, inputs: dict, *, max_new_tokens: int, temperature: float = 0.0, stop: list[str] | None = None, min_new_tokens: int = 0):
+        """The new token ids for a tokenized prompt (``input_ids`` and ``attention_mask``)."""
         from transformers import GenerationConfig
 
-        inputs = self.prompt_ids(messages, tools, thinking).to(self.device)
         sampling = temperature > 0
         config = GenerationConfig(
             max_new_tokens=max_new_tokens,
+            min_new_tokens=min_new_tokens or None,
             do_sample=sampling,
             temperature=temperature if sampling else None,
             top_p=0.95 if sampling else None,
@@ -91,14 +113,29 @@ class LocalChatEngine:
             stop_strings=stop or None,
         )
         extra = {"tokenizer": self.tokenizer} if stop else {}
-        with self._lock, self._torch.inference_mode():
-            output = self.model.generate(**inputs, generation_config=config, **extra)
         prompt_len = inputs["input_ids"].shape[1]
-        new = output[0, prompt_len:]
-        text = self.decode(new.tolist())
-        if self.inside_thinking(inputs["input_ids"][0].tolist()):
-            text = "<think>" + text  # the template opened the reasoning block; the reply starts inside it
-        return text, int(prompt_len), int(new.shape[0])
+        with self._lock, self._torch.inference_mode():
+            cache = self._cache_for(prompt_len + max_new_tokens)
+            try:
+                output = self.model.generate(**inputs, generation_config=config, past_key_values=cache, **extra)
+            except Exception as exc:  # compiling the decoding step can fail (no compiler): decode as before
+                if cache is None:
+                    raise
+                log.warning("decoding from a fixed-size cache failed (%s); %s decodes without it from now on", exc, self.model_id)
+                self.static_cache_tokens, self._static_cache = 0, None
+                output = self.model.generate(**inputs, generation_config=config, **extra)
+        return output[0, prompt_len:]
+
+    def _cache_for(self, tokens: int):
+        """The preallocated cache, emptied, when ``tokens`` fit in it; None to let transformers grow one."""
+        if tokens > self.static_cache_tokens:
+            return None
+        if self._static_cache is None:
+            from transformers import StaticCache
+
+            self._static_cache = StaticCache(config=self.model.config, max_cache_len=self.static_cache_tokens)
+        self._static_cache.reset()
+        return self._static_cache
 
     def inside_thinking(self, prompt_ids: list[int]) -> bool:
         """Whether the prompt ends inside a ``<think>`` block (templates of reasoning models open one

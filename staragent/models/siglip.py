@@ -1,9 +1,11 @@
 """SigLIP through open_clip: the image tower embeds keyframes while indexing, the text tower embeds
 search queries, both L2-normalised into one space (so inner product is cosine similarity).
 
-Images are resized on the CPU with OpenCV (area interpolation when shrinking, the same geometry as
-open_clip's own transform) and normalised on the device in batches: a keyframe is decoded once and
-never goes through PIL.
+Images are resized with the same geometry as open_clip's own transform, and never go through PIL.
+On the CPU, OpenCV resizes them (area interpolation when shrinking). On a GPU, the full frames are
+copied over through pinned memory and resized there: the CPU only copies bytes,
+so it keeps ahead of the model. Batches are queued without waiting for each other's results, so the
+next batch is prepared while the GPU runs the last one.
 """
 
 from __future__ import annotations
@@ -46,16 +48,65 @@ def resize_for_model(image: np.ndarray, size: tuple[int, int], mode: str, fill: 
     return big[top : top + height, left : left + width]
 
 
+def resize_tensor_for_model(frames, size: tuple[int, int], mode: str, fill: int = 0):
+    """``frames`` (N, 3, H, W) float on any device, resized as ``resize_for_model`` does: averaged over
+    each output pixel's footprint when shrinking, bicubic when enlarging, rounded and clipped to 0-255
+    as 8-bit pixels would be. On natural pictures it is within a few levels of OpenCV."""
+    import torch
+    import torch.nn.functional as F
+
+    height, width = size
+    h, w = frames.shape[-2:]
+
+    def scaled(new_w: int, new_h: int):
+        new_w, new_h = max(1, new_w), max(1, new_h)
+        shrinking = new_w * new_h < w * h
+        if shrinking:  # averages over each output pixel's footprint, as OpenCV's area interpolation does
+            out = F.interpolate(frames, size=(new_h, new_w), mode="area")
+        else:
+            out = F.interpolate(frames, size=(new_h, new_w), mode="bicubic", align_corners=False)
+        return out.round_().clamp_(0, 255)
+
+    if mode == "squash":
+        return scaled(width, height)
+    if mode == "longest":
+        factor = min(width / w, height / h)
+        small = scaled(round(w * factor), round(h * factor))
+        out = torch.full((frames.shape[0], 3, height, width), float(fill), device=frames.device, dtype=frames.dtype)
+        top, left = (height - small.shape[-2]) // 2, (width - small.shape[-1]) // 2
+        out[..., top : top + small.shape[-2], left : left + small.shape[-1]] = small
+        return out
+    factor = max(width / w, height / h)
+    big = scaled(round(w * factor), round(h * factor))
+    top, left = (big.shape[-2] - height) // 2, (big.shape[-1] - width) // 2
+    return big[..., top : top + height, left : left + width]
+
+
+def _same_shape_runs(images: list[np.ndarray]) -> list[tuple[tuple[int, ...], list[np.ndarray]]]:
+    """Consecutive images of one shape, grouped, in order."""
+    runs: list[tuple[tuple[int, ...], list[np.ndarray]]] = []
+    for image in images:
+        if runs and runs[-1][0] == image.shape:
+            runs[-1][1].append(image)
+        else:
+            runs.append((image.shape, [image]))
+    return runs
+
+
 class SiglipEncoder:
-    """An ``ImageTextEncoder`` (see ``interfaces``)."""
+    """An ``ImageTextEncoder`` (see ``interfaces``). ``resize_on_device`` (default: on a GPU) resizes
+    keyframes where the model runs instead of with OpenCV on the CPU."""
 
     name = "siglip"
 
-    def __init__(self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 32):
+    def __init__(
+        self, model_dir: Path, label: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 32, resize_on_device: bool | None = None
+    ):
         import open_clip
         import torch
 
         self.device = device
+        self.resize_on_device = device.startswith("cuda") if resize_on_device is None else resize_on_device
         self.dtype = torch_dtype(dtype, device)
         self.batch_size = batch_size
         self.model_id = label
@@ -80,8 +131,19 @@ class SiglipEncoder:
     def _pixels(self, images: list[np.ndarray]):
         import torch
 
-        batch = np.stack([resize_for_model(np.asarray(im, np.uint8)[..., :3], self.image_size, self.resize_mode, self.fill) for im in images])
-        tensor = torch.from_numpy(batch).to(self.device, non_blocking=True).permute(0, 3, 1, 2).to(self.dtype)
+        images = [np.asarray(im, np.uint8)[..., :3] for im in images]
+        if not self.resize_on_device:
+            batch = np.stack([resize_for_model(im, self.image_size, self.resize_mode, self.fill) for im in images])
+            tensor = torch.from_numpy(batch).to(self.device, non_blocking=True).permute(0, 3, 1, 2).to(self.dtype)
+            return (tensor - self._mean) / self._std
+        resized = []
+        for shape, group in _same_shape_runs(images):  # a video's keyframes share one size: usually one run
+            staged = torch.empty((len(group), *shape), dtype=torch.uint8, pin_memory=self.device.startswith("cuda"))
+            for row, image in zip(staged, group):
+                row.copy_(torch.from_numpy(image))  # one copy into pinned memory, nothing else on the CPU
+            frames = staged.to(self.device, non_blocking=True).permute(0, 3, 1, 2).float()
+            resized.append(resize_tensor_for_model(frames, self.image_size, self.resize_mode, self.fill))
+        tensor = torch.cat(resized).to(self.dtype)
         return (tensor - self._mean) / self._std
 
     def embed_images(self, images: list[np.ndarray]) -> np.ndarray:
@@ -92,10 +154,9 @@ class SiglipEncoder:
             return np.zeros((0, self.dim), np.float32)
         out = []
         with self._lock, torch.inference_mode():
-            for i in range(0, len(images), self.batch_size):
-                features = self.model.encode_image(self._pixels(images[i : i + self.batch_size]), normalize=True)
-                out.append(features.float().cpu().numpy())
-        return np.concatenate(out)
+            for i in range(0, len(images), self.batch_size):  # queued: no batch waits for the one before
+                out.append(self.model.encode_image(self._pixels(images[i : i + self.batch_size]), normalize=True).float())
+            return torch.cat(out).cpu().numpy()
 
     def embed_texts(self, texts: list[str]) -> np.ndarray:
         """``(n, dim)`` float32, L2-normalised, comparable with ``embed_images``."""

@@ -265,7 +265,8 @@ def _chat(model_of: Callable[[Settings], str], setting: str) -> Backend:
     def build(settings: Settings, device: str, folder: Path | None):
         from .chat_engine import LocalChatEngine
 
-        return LocalChatEngine(folder, model_of(settings), device=device, dtype=settings.models.dtype)
+        return LocalChatEngine(folder, model_of(settings), device=device, dtype=settings.models.dtype,
+                               static_cache_tokens=settings.planner.static_cache_tokens)
 
     return Backend("transformers", build, model_of, ("transformers", "torch"), _chat_weights(model_of, setting), gpu=True)
 
