@@ -39,7 +39,7 @@ def test_ask_in_the_browser_and_jump_to_a_timestamp(h264_talk, tmp_path):
         if os.environ.get("STARAGENT_REQUIRE_BROWSER"):
             pytest.fail("STARAGENT_REQUIRE_BROWSER is set but chromium / chromium-driver are missing (make system-deps installs them)")
         pytest.skip("no browser: apt-get install chromium chromium-driver")
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -81,8 +81,8 @@ def test_ask_in_the_browser_and_jump_to_a_timestamp(h264_talk, tmp_path):
                 p.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
                 link.click()
                 return True
-            except StaleElementReferenceException:
-                return False  # the chat was redrawn between finding the link and clicking it: find it again
+            except (StaleElementReferenceException, ElementNotInteractableException):
+                return False  # the chat was being redrawn when the link was clicked: find it again
 
         wait_for(page, click_link, 20)
         position = wait_for(page, lambda p: (t := p.execute_script("return document.getElementById('sa-player').currentTime")) >= target - 0.25 and t, 20)
