@@ -20,32 +20,36 @@ from .torch_runtime import module_bytes, torch_dtype
 _PRECISION = {"float32": "fp32", "float16": "pure_fp16", "bfloat16": "pure_bf16"}
 
 
+def _geometry(h: int, w: int, size: tuple[int, int], mode: str) -> tuple[int, int, int, int]:
+    """How an ``h`` x ``w`` picture becomes ``size``: ``(new_w, new_h, top, left)``. The picture is
+    scaled to ``new_w`` x ``new_h``; ``squash`` stretches it to ``size``, ``shortest`` scales the short
+    side and crops ``size`` at (top, left), ``longest`` scales the long side and is pasted at (top,
+    left) on a filled canvas of ``size``."""
+    height, width = size
+    if mode == "squash":
+        return width, height, 0, 0
+    factor = (min if mode == "longest" else max)(width / w, height / h)
+    new_w, new_h = max(1, round(w * factor)), max(1, round(h * factor))
+    if mode == "longest":
+        return new_w, new_h, (height - new_h) // 2, (width - new_w) // 2
+    return new_w, new_h, (new_h - height) // 2, (new_w - width) // 2
+
+
 def resize_for_model(image: np.ndarray, size: tuple[int, int], mode: str, fill: int = 0) -> np.ndarray:
-    """``image`` (H, W, 3) uint8 as the model expects it: ``squash`` stretches to ``size``,
-    ``shortest`` scales the short side then crops the centre, ``longest`` scales the long side
-    then pads."""
+    """``image`` (H, W, 3) uint8 as the model expects it (see ``_geometry``), resized with OpenCV:
+    area interpolation when shrinking, bicubic when enlarging."""
     import cv2
 
     height, width = size
     h, w = image.shape[:2]
-
-    def scaled(new_w: int, new_h: int) -> np.ndarray:
-        shrinking = new_w * new_h < w * h
-        return cv2.resize(image, (max(1, new_w), max(1, new_h)), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC)
-
-    if mode == "squash":
-        return scaled(width, height)
+    new_w, new_h, top, left = _geometry(h, w, size, mode)
+    shrinking = new_w * new_h < w * h
+    scaled = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC)
     if mode == "longest":
-        factor = min(width / w, height / h)
-        small = scaled(round(w * factor), round(h * factor))
         out = np.full((height, width, 3), fill, np.uint8)
-        top, left = (height - small.shape[0]) // 2, (width - small.shape[1]) // 2
-        out[top : top + small.shape[0], left : left + small.shape[1]] = small
+        out[top : top + new_h, left : left + new_w] = scaled
         return out
-    factor = max(width / w, height / h)
-    big = scaled(round(w * factor), round(h * factor))
-    top, left = (big.shape[0] - height) // 2, (big.shape[1] - width) // 2
-    return big[top : top + height, left : left + width]
+    return scaled[top : top + height, left : left + width]
 
 
 def resize_tensor_for_model(frames, size: tuple[int, int], mode: str, fill: int = 0):
@@ -57,29 +61,17 @@ def resize_tensor_for_model(frames, size: tuple[int, int], mode: str, fill: int 
 
     height, width = size
     h, w = frames.shape[-2:]
-
-    def scaled(new_w: int, new_h: int):
-        new_w, new_h = max(1, new_w), max(1, new_h)
-        shrinking = new_w * new_h < w * h
-        if shrinking:  # averages over each output pixel's footprint, as OpenCV's area interpolation does
-            out = F.interpolate(frames, size=(new_h, new_w), mode="area")
-        else:
-            out = F.interpolate(frames, size=(new_h, new_w), mode="bicubic", align_corners=False)
-        return out.round_().clamp_(0, 255)
-
-    if mode == "squash":
-        return scaled(width, height)
+    new_w, new_h, top, left = _geometry(h, w, size, mode)
+    if new_w * new_h < w * h:  # averages over each output pixel's footprint, as OpenCV's area interpolation does
+        scaled = F.interpolate(frames, size=(new_h, new_w), mode="area")
+    else:
+        scaled = F.interpolate(frames, size=(new_h, new_w), mode="bicubic", align_corners=False)
+    scaled = scaled.round_().clamp_(0, 255)
     if mode == "longest":
-        factor = min(width / w, height / h)
-        small = scaled(round(w * factor), round(h * factor))
         out = torch.full((frames.shape[0], 3, height, width), float(fill), device=frames.device, dtype=frames.dtype)
-        top, left = (height - small.shape[-2]) // 2, (width - small.shape[-1]) // 2
-        out[..., top : top + small.shape[-2], left : left + small.shape[-1]] = small
+        out[..., top : top + new_h, left : left + new_w] = scaled
         return out
-    factor = max(width / w, height / h)
-    big = scaled(round(w * factor), round(h * factor))
-    top, left = (big.shape[-2] - height) // 2, (big.shape[-1] - width) // 2
-    return big[..., top : top + height, left : left + width]
+    return scaled[..., top : top + height, left : left + width]
 
 
 def _same_shape_runs(images: list[np.ndarray]) -> list[tuple[tuple[int, ...], list[np.ndarray]]]:
