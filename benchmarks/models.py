@@ -231,19 +231,14 @@ def bench_siglip(folder: Path, device: str, work: dict, ceilings: dict) -> dict:
             _sync()
     variants["image_tower_only"] = rounds * batch / t.seconds
     queries = [f"a slide about topic {i}" for i in range(50)]
-    latencies = []
-    for q in queries:
-        started = time.perf_counter()
-        encoder.embed_texts([q])
-        _sync()
-        latencies.append(time.perf_counter() - started)
+    latencies = [_timed(lambda q=q: (encoder.embed_texts([q]), _sync())) for q in queries]
     gflops = _image_tower_gflops(encoder)
     tflops = ceilings.get("bf16_matmul_tflops")
     return {
         "frames": len(frames), "batch": batch, "image_size": encoder.image_size, "keyframe": list(KEYFRAME),
         "dtype": str(encoder.dtype).removeprefix("torch."), "frames_per_s": variants["default"], "variants_frames_per_s": variants,
         "gflops_per_frame": round(gflops, 1), "ceiling_frames_per_s": round(tflops * 1e3 / gflops, 1) if tflops else None,
-        "query_ms": summary([x * 1000 for x in latencies]), "weights_mb": encoder.memory_bytes() / 2**20, "gpu_peak_gb": _gpu_peak(),
+        "query_ms": summary(latencies), "weights_mb": encoder.memory_bytes() / 2**20, "gpu_peak_gb": _gpu_peak(),
     }
 
 
