@@ -35,7 +35,6 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 # Kernel filesystems that refuse a read-only remount (and hold nothing a program could fill).
 SPECIAL_FS = {"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "securityfs", "debugfs", "tracefs",
               "pstore", "bpf", "configfs", "fusectl", "hugetlbfs", "binfmt_misc", "efivarfs", "autofs", "nsfs"}
-WATCH_EVERY = 0.005  # seconds between looks at the namespace's processes
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -199,32 +198,52 @@ def _anonymous_memory(pids):
     return total
 
 
+def _reap(child):
+    """Reap every process that has ended; the program's wait status and resource usage once it is
+    among them, else None."""
+    ended = None
+    while True:
+        try:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:  # no child left: the program was among those just reaped
+            if ended is None:
+                os._exit(125)
+            return ended
+        if not pid:
+            return ended
+        if pid == child:
+            ended = status, usage
+
+
 def watch(config, child):
     """PID 1's loop: reap every process until the program ends; meanwhile count the processes and,
     when asked to, kill them all once their memory passes the limit, or once the wall clock runs out
     (the runner's clock ends runs first; this one holds should the runner be gone). Returns the
-    program's wait status, its resource usage, and what was seen."""
+    program's wait status, its resource usage, and what was seen.
+
+    The count is taken before reaping, so it includes the processes that ended since the last look
+    and wait for us: the kernel counts those against the process limit too. A program whose processes
+    do not reap each other (a fork bomb) is then seen at its peak however short it was; sampling
+    only the living missed it on a busy machine."""
     seen = {"memory_killed": False, "wall_killed": False, "peak_processes": 0}
     memory_cap = config.get("watch_memory_bytes")
+    # Wake on SIGCHLD, not only on the clock, so the program's end is seen at once. Blocked only
+    # here: the program, forked already, keeps its own signal mask.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     deadline = time.monotonic() + config["wall_seconds"]
     while True:
-        try:
-            pid, status, usage = os.wait4(-1, os.WNOHANG)
-        except ChildProcessError:
-            os._exit(125)
-        if pid == child:
-            return status, usage, seen
-        if pid:
-            continue  # an orphan, reaped: look again at once
         others = _others()
         seen["peak_processes"] = max(seen["peak_processes"], len(others))
+        ended = _reap(child)
+        if ended:
+            return (*ended, seen)
         if memory_cap and not seen["memory_killed"] and _anonymous_memory(others) > memory_cap:
             seen["memory_killed"] = True
             os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
         if not seen["wall_killed"] and time.monotonic() >= deadline:
             seen["wall_killed"] = True
             os.kill(-1, signal.SIGKILL)
-        time.sleep(WATCH_EVERY)
+        signal.sigtimedwait({signal.SIGCHLD}, config["watch_every"])
 
 
 def report(config, usage, seen):

@@ -69,6 +69,7 @@ MB = 1024 * 1024
 RUN_OVERHEAD = 2
 # The launcher's own clock runs this much longer than the runner's: it only matters when the runner is gone.
 INNER_CLOCK_GRACE_S = 2.0
+WATCH_EVERY = 0.005  # seconds between the launcher's looks at the namespace's processes (it also wakes when one ends)
 PR_SET_PDEATHSIG = 1
 # Throw-away folders carry the process id that made them, so a later run can tell which are stale
 # (those of older versions do not: an hour-old one is stale).
@@ -220,7 +221,7 @@ def _config(workdir: str, argv: list[str], limits: Limits, method: str, uid: int
         "cpu_seconds": limits.cpu_seconds, "address_space_mb": 2 * limits.memory_mb, "max_file_mb": limits.max_file_mb,
         "nproc": _process_limit(limits.max_processes, uid, group),
         "watch_memory_bytes": None if group is not None else limits.memory_mb * MB,
-        "wall_seconds": limits.wall_seconds + INNER_CLOCK_GRACE_S,
+        "wall_seconds": limits.wall_seconds + INNER_CLOCK_GRACE_S, "watch_every": WATCH_EVERY,
     }
 
 
