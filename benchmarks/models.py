@@ -35,9 +35,10 @@ from common import RESULTS, WORK, Timer, machine, save, summary  # noqa: E402
 RATE = 16_000
 WHISPER_TOKENS = 128  # per 30 s window: about what real speech produces
 SIZES = {
-    "tiny": {"siglip": None, "whisper_small": {}, "whisper_large": {}, "vlm": {}, "chat": {}},
+    "tiny": {"siglip": None, "siglip_224": None, "whisper_small": {}, "whisper_large": {}, "vlm": {}, "chat": {}},
     "real": {
         "siglip": "ViT-SO400M-14-SigLIP-384",
+        "siglip_224": "ViT-SO400M-14-SigLIP",
         "whisper_small": dict(d_model=768, encoder_layers=12, decoder_layers=12, encoder_attention_heads=12, decoder_attention_heads=12,
                               encoder_ffn_dim=3072, decoder_ffn_dim=3072, num_mel_bins=80),
         "whisper_large": dict(d_model=1280, encoder_layers=32, decoder_layers=32, encoder_attention_heads=20, decoder_attention_heads=20,
@@ -53,8 +54,8 @@ SIZES = {
     },
 }
 WORKLOAD = {  # how much work each size does per measurement
-    "tiny": {"frames": 64, "batch": 16, "audio_s": 120, "planner_tokens": 16, "search_rows": (2_000,), "vlm_tokens": 32, "whisper_batches": (16,)},
-    "real": {"frames": 1024, "batch": 64, "audio_s": 600, "planner_tokens": 128, "search_rows": (100_000, 1_000_000), "vlm_tokens": 128,
+    "tiny": {"frames": 64, "batch": 16, "ocr_rounds": 3, "audio_s": 120, "planner_tokens": 16, "search_rows": (2_000,), "vlm_tokens": 32, "whisper_batches": (16,)},
+    "real": {"frames": 1024, "batch": 64, "ocr_rounds": 20, "audio_s": 600, "planner_tokens": 128, "search_rows": (100_000, 1_000_000), "vlm_tokens": 128,
              "whisper_batches": (16, 32)},
 }
 KEYFRAME = (540, 960, 3)  # keyframes as the index stores them (960 wide)
@@ -108,6 +109,8 @@ def build(size: str, root: Path, names: list[str]) -> dict[str, Path]:
     device = "cuda" if real else None
     plan = {
         "siglip": lambda f: tm.tiny_siglip(f, builtin=spec["siglip"], device=device),
+        "siglip_224": lambda f: tm.tiny_siglip(f, builtin=spec["siglip_224"], device=device),
+        "easyocr": lambda f: tm.tiny_easyocr(f),
         "whisper_small": lambda f: tm.tiny_whisper_ct2(f, spec["whisper_small"], quant, device),
         "whisper_large": lambda f: tm.tiny_whisper_ct2(f, spec["whisper_large"], quant, device),
         "vlm": lambda f: tm.tiny_qwen25_vl(f, spec["vlm"], dtype, device),
@@ -183,6 +186,91 @@ def _image_tower_gflops(encoder) -> float:
     return (2 * params * tokens + attention) / 1e9
 
 
+def _keyframes(count: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    return [rng.integers(0, 255, KEYFRAME, dtype=np.uint8) for _ in range(count)]
+
+
+def _frames_per_s(run, frames: list[np.ndarray], batch: int) -> float:
+    run(frames[: batch * 2])  # warm-up
+    _sync()
+    with Timer() as t:
+        run(frames)
+        _sync()
+    return len(frames) / t.seconds
+
+
+def bench_siglip_options(folders: dict[str, Path], device: str, work: dict, ceilings: dict) -> dict:
+    """Two ways past the 384 px tower's speed, each on the default path (queued, resized on the
+    GPU): the image tower compiled with torch.compile (the same weights and precision; the time to
+    compile is paid once per process), and SigLIP's 224 px sibling (another checkpoint, a third of
+    the work). The compiled tower's vectors are compared with the eager ones."""
+    import torch
+
+    from staragent.models.siglip import SiglipEncoder
+
+    batch, frames, tflops = work["batch"], _keyframes(work["frames"]), ceilings.get("bf16_matmul_tflops")
+    options = {}
+    for name in ("siglip", "siglip_224"):
+        encoder = SiglipEncoder(folders[name], "bench", device, "auto", batch_size=batch)
+        gflops = _image_tower_gflops(encoder)
+        row = {"image_size": encoder.image_size, "gflops_per_frame": round(gflops, 1),
+               "ceiling_frames_per_s": round(tflops * 1e3 / gflops, 1) if tflops else None,
+               "eager_frames_per_s": _frames_per_s(encoder.embed_images, frames, batch)}
+        eager = encoder.embed_images(frames[:batch])
+        encoder.model.visual = torch.compile(encoder.model.visual)
+        with Timer() as t:
+            compiled = encoder.embed_images(frames[:batch])
+            _sync()
+        row["compile_seconds"] = round(t.seconds, 1)
+        row["compiled_frames_per_s"] = _frames_per_s(encoder.embed_images, frames, batch)
+        row["compiled_vs_eager_cosine_min"] = float((eager * compiled).sum(axis=1).min())
+        options[name] = row
+        del encoder
+        _release(device)
+    return options
+
+
+def _slide(lines: int = 12) -> np.ndarray:
+    """A keyframe like a slide: dark lines of text on a light background."""
+    import cv2
+
+    frame = np.full(KEYFRAME, 235, np.uint8)
+    for row in range(lines):
+        cv2.putText(frame, f"Line {row}: quarterly figures 2026", (40, 40 + row * 40), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (20, 20, 20), 2)
+    return frame
+
+
+def bench_ocr(folder: Path, device: str, work: dict) -> dict:
+    """The local profile's on-screen text reader (EasyOCR: CRAFT detection, a CRNN recogniser) on
+    the GPU, the real architectures with random weights: one detector run on a keyframe and one
+    recognised line, each timed end to end (pre- and post-processing on the CPU included). Per hour
+    of video: the counts of detector runs and recognised lines that the CPU pipeline benchmark's
+    talk needed (the same gating decides them), times these."""
+    import easyocr.easyocr
+    import tiny_models as tm
+
+    from staragent.models.ocr import EasyOcrReader
+
+    md5 = tm.easyocr_published_md5()
+    real = easyocr.easyocr.calculate_md5
+    easyocr.easyocr.calculate_md5 = lambda path: md5.get(Path(path).name) or real(path)  # random weights, our own checksums
+    try:
+        reader = EasyOcrReader(["en"], folder, device)
+    finally:
+        easyocr.easyocr.calculate_md5 = real
+    frame = _slide()
+    quads = [np.array([[40, 12 + r * 40], [560, 12 + r * 40], [560, 50 + r * 40], [40, 50 + r * 40]], np.float32) for r in range(12)]
+    reader.detect(frame), reader.recognize(frame, quads)  # warm-up
+    detect = [_timed(lambda: reader.detect(frame)) for _ in range(work["ocr_rounds"])]
+    recognise = [_timed(lambda: reader.recognize(frame, quads)) / len(quads) for _ in range(work["ocr_rounds"])]
+    counts = json.loads((RESULTS / "pipeline_cpu.json").read_text())["index"]["info"]["ocr"]
+    hour = (counts["detector_runs"] * float(np.median(detect)) + counts["lines_recognised"] * float(np.median(recognise))) / 1e3
+    return {"keyframe": list(KEYFRAME), "detect_ms": summary(detect), "recognise_line_ms": summary(recognise),
+            "detector_runs_per_hour": counts["detector_runs"], "lines_per_hour": counts["lines_recognised"], "seconds_per_hour": round(hour, 1),
+            "weights_mb": reader.memory_bytes() / 2**20}
+
+
 def bench_siglip(folder: Path, device: str, work: dict, ceilings: dict) -> dict:
     """Keyframes per second three ways: the old path (OpenCV resize, each batch waited for), the
     queued batches with OpenCV, and the default on a GPU (queued, resized on the GPU); and the image
@@ -194,16 +282,10 @@ def bench_siglip(folder: Path, device: str, work: dict, ceilings: dict) -> dict:
     _gpu_peak(reset=True)
     batch = work["batch"]
     encoder = SiglipEncoder(folder, "bench", device, "auto", batch_size=batch)
-    rng = np.random.default_rng(0)
-    frames = [rng.integers(0, 255, KEYFRAME, dtype=np.uint8) for _ in range(work["frames"])]
+    frames = _keyframes(work["frames"])
 
     def rate(run) -> float:
-        run(frames[: batch * 2])  # warm-up
-        _sync()
-        with Timer() as t:
-            run(frames)
-            _sync()
-        return len(frames) / t.seconds
+        return _frames_per_s(run, frames, batch)
 
     def per_batch(images):  # the path before: every batch's result fetched before the next batch is prepared
         for i in range(0, len(images), batch):
@@ -470,32 +552,37 @@ def bench_pool(folders: dict[str, Path], device: str) -> dict:
 
 def estimate_hour(results: dict) -> dict | None:
     """Indexing one hour of video on the local profile, from the measured throughputs: GPU stages
-    run one after another on the one GPU; the CPU lanes (decoding, OCR, sound tags) run beside them,
-    at their measured 2-core cost as an upper bound."""
+    (keyframes, speech, and on-screen text once the ``ocr`` step has measured EasyOCR there) run
+    one after another on the one GPU; the CPU lanes (decoding, sound tags, and on-screen text until
+    then) run beside them, at their measured 2-core cost as an upper bound."""
     sig, small = results.get("siglip"), results.get("whisper_small")
     if not sig or not small or "x_realtime" not in small:
         return None
     pipeline = json.loads((RESULTS / "pipeline_cpu.json").read_text())
     keyframes_talk = pipeline["index"]["info"]["frames"]["keyframes"] * 60 / pipeline["video"]["minutes"]
     stages = pipeline["index"]["stages"]
-    cpu_lanes = pipeline["decode_floor"]["total_seconds"] + stages["ocr"] + stages["audio_tags"]
+    ocr_on_gpu = (results.get("ocr") or {}).get("seconds_per_hour")
+    cpu_lanes = pipeline["decode_floor"]["total_seconds"] + stages["audio_tags"] + (stages["ocr"] if ocr_on_gpu is None else 0)
     rows = {}
     for label, keyframes in (("talk (measured keyframes)", keyframes_talk), ("one keyframe per second", 3600)):
-        gpu = keyframes / sig["frames_per_s"] + 3600 / small["x_realtime"]
+        gpu = keyframes / sig["frames_per_s"] + 3600 / small["x_realtime"] + (ocr_on_gpu or 0)
         rows[label] = {"keyframes": round(keyframes), "gpu_seconds": round(gpu, 1), "cpu_lane_seconds": round(cpu_lanes, 1),
                        "estimate_seconds": round(max(gpu, cpu_lanes), 1)}
     return {"hour_of_video": rows, "whisper_x_realtime": small["x_realtime"], "siglip_frames_per_s": sig["frames_per_s"],
+            "ocr": "EasyOCR on the GPU, measured" if ocr_on_gpu is not None else "the CPU pipeline's OCR stage, estimated",
             "cpu_lanes_from": "benchmarks/results/pipeline_cpu.json"}
 
 
-STEPS = ("ceilings", "siglip", "whisper_small", "whisper_large", "search", "planner", "refiner", "pool")
-NEEDS = {"siglip": ["siglip"], "whisper_small": ["whisper_small"], "whisper_small_torch": ["whisper_small"], "whisper_large": ["whisper_large"], "refiner": ["vlm"], "planner": ["chat"],
+STEPS = ("ceilings", "siglip", "whisper_small", "whisper_large", "search", "planner", "refiner", "ocr", "pool")
+NEEDS = {"siglip": ["siglip"], "ocr": ["easyocr"], "siglip_options": ["siglip", "siglip_224"], "whisper_small": ["whisper_small"], "whisper_small_torch": ["whisper_small"], "whisper_large": ["whisper_large"], "refiner": ["vlm"], "planner": ["chat"],
          "pool": ["siglip", "whisper_small", "whisper_large", "vlm", "chat"]}
 
 
 MEASURE = {  # step -> measure(model folders, device, workload, results so far)
     "ceilings": lambda folders, device, work, results: bench_device(device),
     "siglip": lambda folders, device, work, results: bench_siglip(folders["siglip"], device, work, results.get("ceilings", {})),
+    "ocr": lambda folders, device, work, results: bench_ocr(folders["easyocr"], device, work),
+    "siglip_options": lambda folders, device, work, results: bench_siglip_options(folders, device, work, results.get("ceilings", {})),
     "whisper_small": lambda folders, device, work, results: bench_whisper_small(folders["whisper_small"], device, work),
     "whisper_large": lambda folders, device, work, results: {
         **bench_whisper(folders["whisper_large"], device, False, 60.0),
@@ -552,8 +639,9 @@ def _release(device: str) -> None:
 
 
 def main(*_args) -> dict:
-    """The CPU smoke check (``benchmarks/run.py models``)."""
-    data = run("tiny", again=True)
+    """The CPU smoke check (``benchmarks/run.py models``): every default step, nothing kept from before."""
+    (WORK / "models_tiny_partial.json").unlink(missing_ok=True)
+    data = run("tiny")
     data["command"] = "python benchmarks/run.py models"
     save("models_cpu_smoke", data)
     return data

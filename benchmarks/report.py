@@ -89,6 +89,19 @@ def _siglip_row(variant: str, frames_per_s: float, batch: int) -> str:
     return f"| {label} | {value} |"
 
 
+def _siglip_options_rows(options: dict) -> list[str]:
+    """The ``siglip_options`` step: the tower compiled, and the 224 px sibling."""
+    if "siglip" not in options:
+        return []
+    rows = [f"| {'×'.join(map(str, o['image_size']))} | {_f(o['gflops_per_frame'], 0)} | {_f(o['ceiling_frames_per_s'], 0)} | "
+            f"{_f(o['eager_frames_per_s'], 0)} | {_f(o['compiled_frames_per_s'], 0)} ({_f(o['compile_seconds'], 0)} s to compile) |"
+            for o in options.values()]
+    return ["Two ways past that ceiling, on the default path at the same batch (`--only siglip_options`): the tower compiled with "
+            "torch.compile, and SigLIP's 224 px checkpoint. Ceilings are at that run's measured matrix rate.", "",
+            "| input | GFLOP/frame | ceiling (frames/s) | eager (frames/s) | compiled (frames/s) |", "| --- | --- | --- | --- | --- |",
+            *rows, ""]
+
+
 def _models_rows(data: dict) -> list[str]:
     real = data.get("size") == "real"
     gpu = data["device"] == "cuda"
@@ -117,6 +130,7 @@ def _models_rows(data: dict) -> list[str]:
             f"A text query, one at a time: {_f(sig['query_ms']['p50'], 1)} ms at p50, {_f(sig['query_ms']['p95'], 1)} ms at p95{mem(sig)}.",
             "",
         ]
+    lines += _siglip_options_rows(data.get("siglip_options", {}))
     rows = ["| measure | value |", "| --- | --- |"]
     small, large = data.get("whisper_small", {}), data.get("whisper_large", {})
     if "x_realtime" in small:
@@ -129,6 +143,12 @@ def _models_rows(data: dict) -> list[str]:
         if "batched_run" in large:
             rows.append(f"| {name('faster-whisper large-v3')}, batched (batch {large['batched_run']['batch']}, beam 1) | "
                         f"{_f(large['batched_run']['x_realtime'], 0)}× real time |")
+    ocr = data.get("ocr", {})
+    if "seconds_per_hour" in ocr:
+        rows.append(f"| {name('EasyOCR')} (CRAFT + CRNN), one detector run on a {ocr['keyframe'][1]}×{ocr['keyframe'][0]} keyframe / one recognised line, "
+                    f"p50, CPU pre- and post-processing included | {_f(ocr['detect_ms']['p50'], 1)} ms / {_f(ocr['recognise_line_ms']['p50'], 1)} ms |")
+        rows.append(f"| {name('EasyOCR')}, one hour of the talk ({ocr['detector_runs_per_hour']} detector runs, {ocr['lines_per_hour']} lines, "
+                    f"the counts of the CPU pipeline benchmark) | **{_f(ocr['seconds_per_hour'], 1)} s** |")
     vlm = data.get("refiner", {})
     if "seconds" in vlm:
         rows.append(f"| {name('Qwen2.5-VL-7B')} refiner, dense caption of a 60 s range ({vlm['frames']} frames, ≤ {vlm['max_pixels']} pixels each, "
@@ -178,13 +198,14 @@ def _models_rows(data: dict) -> list[str]:
         ]
     estimate = data.get("estimate")
     if real and estimate:
+        ocr_on_gpu = "measured" in estimate.get("ocr", "")
         lines += [
             "### One hour of video on the local profile: an estimate",
             "",
-            f"From the throughputs above: SigLIP at {_f(estimate['siglip_frames_per_s'], 0)} keyframes/s and Whisper small at "
-            f"{_f(estimate['whisper_x_realtime'], 0)}× real time share the GPU; decoding, on-screen text and sound tags run on the CPU "
-            f"beside them, counted at their cost on 2 cores (from {estimate['cpu_lanes_from']}), an upper bound. On-screen text with EasyOCR "
-            "on the GPU was not measured.",
+            f"From the throughputs above: SigLIP at {_f(estimate['siglip_frames_per_s'], 0)} keyframes/s, Whisper small at "
+            f"{_f(estimate['whisper_x_realtime'], 0)}× real time{' and EasyOCR' if ocr_on_gpu else ''} share the GPU; decoding"
+            f"{'' if ocr_on_gpu else ', on-screen text'} and sound tags run on the CPU beside them, counted at their cost on 2 cores "
+            f"(from {estimate['cpu_lanes_from']}), an upper bound.",
             "",
             "| keyframes | GPU work (s) | CPU lanes (s) | estimate (s) |",
             "| --- | --- | --- | --- |",

@@ -94,6 +94,29 @@ def test_easyocr_reads_with_boxes_as_fractions(pool, tiny, monkeypatch):
         assert 0.0 <= line.box[0] <= line.box[2] <= 1.0 and 0.0 <= line.box[1] <= line.box[3] <= 1.0 and 0.0 <= line.score <= 1.0
 
 
+def test_easyocr_reads_all_the_lines_of_a_frame_in_one_call_each_with_its_own_text(pool, tiny, monkeypatch):
+    patch_easyocr_checksums(monkeypatch, tiny.easyocr_md5)
+    reader = pool.get("ocr")
+    calls = []
+
+    def shade_of_each_box(canvas, horizontal_list, free_list, batch_size, detail):  # stands in for the random recogniser
+        calls.append(len(horizontal_list))
+        found = [([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], str(round(float(canvas[y0:y1, x0:x1].mean()))), 0.9)
+                 for x0, x1, y0, y1 in horizontal_list]
+        return found[::-1]  # in no particular order
+
+    monkeypatch.setattr(reader._reader, "recognize", shade_of_each_box)
+    image = np.full((360, 640, 3), 255, np.uint8)
+    quads = []
+    for (x, y, w, h), shade in zip(((10, 10, 300, 30), (50, 80, 120, 18), (5, 200, 600, 60), (400, 300, 90, 40)), (40, 90, 150, 210)):
+        image[y : y + h, x : x + w] = shade
+        quads.append(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32))
+    together = reader.recognize(image, quads)
+    assert calls == [4]  # one call, so a GPU recognises the lines in batches
+    assert [abs(int(text) - shade) <= 3 for (text, _), shade in zip(together, (40, 90, 150, 210))] == [True] * 4
+    assert together == [reader.recognize(image, [quad])[0] for quad in quads]
+
+
 def test_easyocr_without_weights_says_where_to_get_them(tmp_path):
     settings = load_settings(cache_dir=tmp_path, profile="local", models={"easyocr_dir": str(tmp_path / "empty")})
     with pytest.raises(ModelUnavailable, match=r"craft_mlt_25k.pth, english_g2.pth .*empty.*github.com/JaidedAI/EasyOCR/releases"):

@@ -344,7 +344,7 @@ def tiny_easyocr(folder: Path) -> dict[str, str]:
     architectures), named as easyocr expects. Returns ``file -> published md5``: random weights
     cannot match easyocr's checksums, so tests patch its check with these."""
     import torch
-    from easyocr.config import detection_models, recognition_models
+    from easyocr.config import recognition_models
     from easyocr.craft import CRAFT
     from easyocr.model.vgg_model import Model
 
@@ -354,6 +354,14 @@ def tiny_easyocr(folder: Path) -> dict[str, str]:
     english = recognition_models["gen2"]["english_g2"]
     recogniser = Model(input_channel=1, output_channel=256, hidden_size=256, num_class=len(english["characters"]) + 1)
     torch.save({f"module.{k}": v for k, v in recogniser.state_dict().items()}, folder / english["filename"])
+    return easyocr_published_md5()
+
+
+def easyocr_published_md5() -> dict[str, str]:
+    """``file -> md5`` that easyocr expects of the detector and English recogniser files."""
+    from easyocr.config import detection_models, recognition_models
+
+    english = recognition_models["gen2"]["english_g2"]
     return {"craft_mlt_25k.pth": detection_models["craft"]["md5sum"], english["filename"]: english["md5sum"]}
 
 

@@ -175,6 +175,9 @@ def easyocr_dir(configured) -> Path:
     return Path(configured).expanduser() if configured else Path(MODULE_PATH) / "model"
 
 
+STRIP_GAP = 8  # blank pixels between the line strips stacked for one recognition call
+
+
 class EasyOcrReader:
     """easyocr (CRAFT detection + CRNN recognition, PyTorch), on the GPU when there is one. The
     weights are read from ``folder``; easyocr is never allowed to download them."""
@@ -234,12 +237,18 @@ class EasyOcrReader:
             return []
         scale = upscale_factor(image.shape[0], self.min_height)
         strips = [cv2.cvtColor(crop_line(image, q, scale), cv2.COLOR_RGB2GRAY) for q in quads]
-        out = []
+        # One call for all the strips, stacked on one canvas with a box each, so that on a GPU
+        # easyocr recognises them in batches; one call per strip cost about 60 ms on an H100.
+        tops = np.cumsum([0] + [strip.shape[0] + STRIP_GAP for strip in strips])
+        canvas = np.full((int(tops[-1]), max(strip.shape[1] for strip in strips)), 255, np.uint8)
+        boxes = []
+        for strip, top in zip(strips, tops):
+            canvas[top : top + strip.shape[0], : strip.shape[1]] = strip
+            boxes.append([0, strip.shape[1], int(top), int(top) + strip.shape[0]])
         with self._lock:
-            for strip in strips:  # each strip is one whole "image" to easyocr, so results keep their order
-                found = self._reader.recognize(strip, batch_size=self.batch_size, detail=1)
-                out.append((tidy_text(" ".join(t for _, t, _ in found)), float(min((s for *_, s in found), default=0.0))))
-        return out
+            found = self._reader.recognize(canvas, horizontal_list=boxes, free_list=[], batch_size=self.batch_size, detail=1)
+        by_top = {int(box[0][1]): (tidy_text(text), float(score)) for box, text, score in found}
+        return [by_top.get(int(top), ("", 0.0)) for top in tops[:-1]]  # a strip easyocr skipped (no width) reads as nothing
 
     def read(self, image: np.ndarray) -> list[OcrLine]:
         return read_image(self, image)
