@@ -280,6 +280,21 @@ def test_a_name_under_a_scrolling_credit_answers_who_held_that_role():
         assert rank(analyse("Who produced it?"), lines)[0].evidence.text == "Mira Castell"
 
 
+def test_which_company_is_answered_by_a_firm_s_name_not_a_person_s_under_the_same_credit():
+    from staragent.agent.planners.rules.ranking import rank
+
+    def shown(start, end, text):
+        return Evidence(start=start, end=end, modality="ocr", text=text, source="extract_scene_text")
+
+    credits = [shown(100.0, 106.0, "SOUND AND MUSIC PROVIDED BY"), shown(100.2, 106.0, "Jonas Ekberg"), shown(101.0, 106.0, "Harbor Lane Studios")]
+    assert rank(analyse("Which company provided the sound?"), credits)[0].evidence.text == "Harbor Lane Studios"
+
+
+def test_next_to_is_a_place_on_the_screen_not_a_moment():
+    assert analyse("What warning is printed next to the Save button?").relation is None
+    assert analyse("What happens next?").relation == "after"
+
+
 def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events"),
               boxes=None, history=()):
     """Run the planner to its answer: every search returns ``hits`` (or ``hits(query)``), every range
@@ -322,6 +337,18 @@ def line(tool, modality, start, end, text):
 def heard(start, end, text, confidence=None):
     """A sound the sound lister reported; ``confidence`` when the tagger named it."""
     return Evidence(start=start, end=end, modality="audio", text=text, source="detect_audio_events", score=confidence)
+
+
+def test_credits_that_scrolled_in_before_the_cut_a_search_hit_starts_at_are_read():
+    world = [
+        line("extract_scene_text", "ocr", 518, 527, "VISUAL EFFECTS BY"), line("extract_scene_text", "ocr", 518.5, 526, "Ada Lindqvist"),
+        line("extract_scene_text", "ocr", 519, 526, "RENDER FARM PROVIDED BY"), line("extract_scene_text", "ocr", 519.5, 524, "Nordlight Systems"),
+        line("extract_scene_text", "ocr", 524, 537, "MUSIC BY"), line("extract_scene_text", "ocr", 524.5, 537, "Tom Reyes"),
+    ]
+    # the scene (a cut detected in the scrolling credits) starts at 524, after the render farm's credit began
+    hit = {**_hit(524, 537, world[2], world[4]), "scene_start": 524.0, "scene_end": 537.0}
+    answer = _converse("Which company supplied the render farm?", world, [hit]).content
+    assert "Nordlight Systems" in answer and "Tom Reyes" not in answer
 
 
 def test_right_after_someone_talks_about_a_topic_is_where_the_talk_ends_not_the_slide():

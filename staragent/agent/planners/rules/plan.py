@@ -10,6 +10,7 @@ whole video (or the named part). An empty list means: answer now.
 
 from __future__ import annotations
 
+from ....index.text import tokenize
 from ....timecodes import clock_range
 from .arithmetic import expression
 from .conversation import (
@@ -104,6 +105,22 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     return calls + (_reads(turn, spans, tools, readers(q)) if spans else [])
 
 
+EARLIER_LINES_S = 10.0
+"""how long before a search hit's scene a line that matched in it may have appeared and still be read with it"""
+
+
+def hit_span(hit: dict, query: str) -> Span:
+    """What to read around a search hit: its scene, from a little earlier when a line in it that
+    shares words with ``query`` was already up (credits scroll across a detected cut). Lines from
+    longer before belong to the scene before (a slide's field that the next slide keeps showing),
+    and lines matched only by meaning are left out (a name on screen throughout)."""
+    start, end = float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"]))
+    wanted = set(tokenize(query))
+    starts = [float(m["start"]) for m in hit.get("evidence") or []
+              if isinstance(m, dict) and "start" in m and wanted & set(tokenize(m.get("text", ""))) and float(m["start"]) >= start - EARLIER_LINES_S]
+    return min([start, *starts]), end
+
+
 def _part_windows(turn: Turn, parts: list[str]) -> list[Span]:
     """Around the best hit of each of ``parts``, the scene it is in: read for its on-screen text, so
     that a named part can be widened to the time that text stays on screen, or for its speech, so
@@ -112,7 +129,7 @@ def _part_windows(turn: Turn, parts: list[str]) -> list[Span]:
     for part in parts:
         hits = search_hits(turn, part)
         if hits:
-            windows.append((float(hits[0].get("scene_start", hits[0]["start"])), float(hits[0].get("scene_end", hits[0]["end"]))))
+            windows.append(hit_span(hits[0], part))
     return windows
 
 
@@ -126,7 +143,7 @@ def _hit_spans(turn: Turn) -> list[Span]:
         queries = [own_query(turn) or ""]  # the follow-up's own words are found as such: that is where its answer is
     for query in queries:
         for hit in search_hits(turn, query)[:HITS_READ if not q.operands else 1]:
-            span = (float(hit.get("scene_start", hit["start"])), float(hit.get("scene_end", hit["end"])))
+            span = hit_span(hit, query)
             if "audio" in q.wants and q.relation:
                 # "the sound after the narration about X": it may still fall within X's span
                 span = clip((span[0] - 10 * (q.relation == "before"), span[1] + 10 * (q.relation == "after")), turn.duration)

@@ -88,7 +88,8 @@ TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amoun
                                 "when who where which kind sort type"))
 # ... and those that only say an address is wanted: every web address is one
 URL_WORDS = frozenset(tokenize("web website site url link homepage address"))
-AFTER_BEFORE = re.compile(r"\b(right |just |immediately |shortly )?(after|before|following|next|previous|earlier|later)\b", re.I)
+# "next to the option" and "next door" are places on the screen, not moments
+AFTER_BEFORE = re.compile(r"\b(right |just |immediately |shortly )?(after|before|following|next(?!\s+(?:to|door)\b)|previous|earlier|later)\b", re.I)
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
 _HMS = r"\d{1,2}:\d{2}:\d{2}"
 # A range of the video: "between 1:00 and 1:30", "at 0:06-0:10", "during 2:00 to 2:30", or a bare

@@ -66,6 +66,32 @@ def person_names(text: str) -> list[str]:
     return out
 
 
+ORGANISATIONS = frozenset({"company", "companies", "firm", "business", "corporation", "organisation", "organization", "studio",
+                           "manufacturer", "maker", "brand", "sponsor", "agency", "publisher", "label", "supplier", "vendor"})
+"""what "which ..." asks for when it asks for an organisation, which a person's name is not"""
+
+
+_ORGANISATION_ENDING = re.compile(  # the end of a word: "Microsystems", "Microsoft", "DreamWorks"
+    r"(?:systems?|soft|tech|technolog(?:y|ies)|labs?|works|media|studios?|productions?|pictures|films|records|games|networks?|"
+    r"electronics|industries|entertainment|interactive|broadcasting|publishing|solutions)$", re.IGNORECASE)
+_ORGANISATION_WORD = {"group", "foundation", "institute", "university", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company",
+                      "co", "plc", "bank", "digital", "association", "society", "council", "agency"}
+
+
+def organisation_name(text: str) -> bool:
+    """Whether ``text`` names an organisation by the look of its words: a word after the first that
+    ends the way firms' names do, or is a word firms put in their names ("Sun Microsystems",
+    "Wavemage Media Production", "Blender Foundation", "Acme Ltd"; one word alone: "Microsoft")."""
+    words = re.findall(r"[A-Za-z]{2,}", text)
+    return any(_ORGANISATION_ENDING.search(w) or w.lower() in _ORGANISATION_WORD for w in (words[1:] or words))
+
+
+def _only_a_person(text: str) -> bool:
+    """Whether ``text`` is one person's name and nothing else ("Campbell Barton")."""
+    names = person_names(text)
+    return len(names) == 1 and names[0].strip().lower() == text.strip(" .,:;·").lower() and not organisation_name(text)
+
+
 def has_type(text: str, answer_type: str | None) -> bool:
     """Whether ``text`` states something of the kind asked for."""
     text = GLUED.sub(" ", text)  # "14March2025", "Gate7": OCR lost the spaces
@@ -342,6 +368,9 @@ def rank(
         if duration and e.modality == "ocr" and e.end - e.start >= CHROME * duration and not matched(wanted, tokens[e.key()]) and not (
                 q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)):
             score -= 0.3  # on screen from start to end (a clock, a logo): the frame, not the content, unless it is what is asked for
+        if q.asked_for in ORGANISATIONS and e.modality == "ocr":
+            # "which company ...": a firm's name answers it, a person's name in the credits does not
+            score += 0.3 if organisation_name(e.text) else -0.3 if _only_a_person(e.text) else 0.0
         if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
             score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
