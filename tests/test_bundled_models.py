@@ -86,6 +86,23 @@ def test_a_question_in_other_words_finds_its_slide(spec_sheet):
     assert right >= 7, f"{right} of {len(SPEC_SHEET)} questions found their slide"
 
 
+def test_passages_embedded_by_two_callers_at_once_get_the_vectors_one_caller_gets(built):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from staragent.models.text_embedder import E5TextEmbedder
+
+    settings, pool = built
+    shared = pool.get("text_embedder")
+    alone = E5TextEmbedder(shared._file, engines=1)
+    texts = [f"Slide {i}: the quarterly figures for region {i}, weight {100 + i} g" for i in range(24)]
+    batches = [texts[i : i + 4] for i in range(0, len(texts), 4)]
+    expected = np.concatenate([alone.embed_passages(b) for b in batches])
+    with ThreadPoolExecutor(max_workers=2) as side_by_side:
+        together = np.concatenate(list(side_by_side.map(shared.embed_passages, batches)))
+    assert np.allclose(together, expected, atol=1e-6)
+    assert alone.memory_bytes() == alone._file.stat().st_size  # one caller at a time never loads a second copy
+
+
 # ---------------------------------------------------------------- damaged packs
 
 

@@ -249,7 +249,7 @@ def _yamnet(settings: Settings, device: str, folder: Path | None):
 def _e5(settings: Settings, device: str, folder: Path | None):
     from .text_embedder import E5TextEmbedder
 
-    return E5TextEmbedder(folder / E5_SMALL.files[0].name, E5_SMALL.name)
+    return E5TextEmbedder(folder / E5_SMALL.files[0].name, E5_SMALL.name, engines=min(2, usable_cores()))  # the index embeds on two at once
 
 
 def _audio_lm(settings: Settings, device: str, folder: Path | None):
