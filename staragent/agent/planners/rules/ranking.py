@@ -67,15 +67,16 @@ def person_names(text: str) -> list[str]:
 
 
 ORGANISATIONS = frozenset({"company", "companies", "firm", "business", "corporation", "organisation", "organization", "studio",
-                           "manufacturer", "maker", "brand", "sponsor", "agency", "publisher", "label", "supplier", "vendor"})
-"""what "which ..." asks for when it asks for an organisation, which a person's name is not"""
+                           "manufacturer", "maker", "brand", "sponsor", "agency", "publisher", "supplier", "vendor"})
+"""what "which ..." asks for when it asks for an organisation, which a person's name is not ("label"
+is left out: a screen's labels are no firms)"""
 
 
 _ORGANISATION_ENDING = re.compile(  # the end of a word: "Microsystems", "Microsoft", "DreamWorks"
     r"(?:systems?|soft|tech|technolog(?:y|ies)|labs?|works|media|studios?|productions?|pictures|films|records|games|networks?|"
     r"electronics|industries|entertainment|interactive|broadcasting|publishing|solutions)$", re.IGNORECASE)
 _ORGANISATION_WORD = {"group", "foundation", "institute", "university", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company",
-                      "co", "plc", "bank", "digital", "association", "society", "council", "agency"}
+                      "co", "plc", "bank", "association", "society", "council", "agency"}
 
 
 def organisation_name(text: str) -> bool:
