@@ -199,18 +199,19 @@ def _anonymous_memory(pids):
 
 
 def _reap(child):
-    """Reap every process that has ended; the program's wait status and resource usage once it is
-    among them, else None."""
-    ended = None
+    """Reap every process that has ended. Returns the pids reaped, and the program's wait status and
+    resource usage once it is among them (else None)."""
+    reaped, ended = [], None
     while True:
         try:
             pid, status, usage = os.wait4(-1, os.WNOHANG)
         except ChildProcessError:  # no child left: the program was among those just reaped
             if ended is None:
                 os._exit(125)
-            return ended
+            return reaped, ended
         if not pid:
-            return ended
+            return reaped, ended
+        reaped.append(pid)
         if pid == child:
             ended = status, usage
 
@@ -221,10 +222,11 @@ def watch(config, child):
     (the runner's clock ends runs first; this one holds should the runner be gone). Returns the
     program's wait status, its resource usage, and what was seen.
 
-    The count is taken before reaping, so it includes the processes that ended since the last look
-    and wait for us: the kernel counts those against the process limit too. A program whose processes
-    do not reap each other (a fork bomb) is then seen at its peak however short it was; sampling
-    only the living missed it on a busy machine."""
+    The count includes the processes that ended since the last look and wait for us (the kernel
+    counts those against the process limit too): the ones still in /proc, and those that arrived
+    between that look and the reaping just after it. A program whose processes do not reap each
+    other (a fork bomb) is then seen at its peak however short it was; sampling only the living
+    missed it on a busy machine."""
     seen = {"memory_killed": False, "wall_killed": False, "peak_processes": 0}
     memory_cap = config.get("watch_memory_bytes")
     # Wake on SIGCHLD, not only on the clock, so the program's end is seen at once. Blocked only
@@ -233,8 +235,8 @@ def watch(config, child):
     deadline = time.monotonic() + config["wall_seconds"]
     while True:
         others = _others()
-        seen["peak_processes"] = max(seen["peak_processes"], len(others))
-        ended = _reap(child)
+        reaped, ended = _reap(child)
+        seen["peak_processes"] = max(seen["peak_processes"], len(set(others) | set(reaped)))
         if ended:
             return (*ended, seen)
         if memory_cap and not seen["memory_killed"] and _anonymous_memory(others) > memory_cap:
