@@ -31,6 +31,7 @@ MNT_DETACH = 2
 PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 4, 38
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "loongarch64": 41, "ppc64le": 203, "ppc64": 203, "s390x": 217,
               "i386": 217, "i686": 217, "armv7l": 218, "armv6l": 218}  # syscall numbers: the C library has no wrapper
+SETTLE_S = 0.2  # how long a failed program's leftover processes are counted, reaping none (see _settle)
 DEVICES = ("null", "zero", "full", "random", "urandom")
 # Kernel filesystems that refuse a read-only remount (and hold nothing a program could fill).
 SPECIAL_FS = {"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "securityfs", "debugfs", "tracefs",
@@ -216,6 +217,31 @@ def _reap(child):
             ended = status, usage
 
 
+def _failed(child):
+    """Whether the program has ended with a failure; it is left waiting to be reaped."""
+    ended = os.waitid(os.P_PID, child, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return ended is not None and not (ended.si_code == os.CLD_EXITED and ended.si_status == 0)
+
+
+def _settle(seen, program, enough, at_most_s):
+    """Count the processes again and again, reaping none, until ``enough`` show or the time is up.
+
+    A process being born is counted by the kernel before /proc shows it. The look that finds the
+    program's end could miss such a process, and a fork bomb would then seem one short of the
+    limit that stopped it. A fork bomb's processes reap nothing, so while the launcher reaps
+    none either, the kernel's count cannot fall: each process being born shows up or gives its
+    place back, and the count seen here reaches the kernel's. A program that ends well does not need this (its limit is never named), nor one
+    that leaves no process behind (only its own, waiting to be reaped); the others wait at most
+    ``at_most_s``."""
+    until = time.monotonic() + at_most_s
+    while True:
+        others = _others()
+        seen["peak_processes"] = max(seen["peak_processes"], len(others))
+        if others == [program] or seen["peak_processes"] >= enough or time.monotonic() >= until:
+            return
+        time.sleep(0.001)
+
+
 def watch(config, child):
     """PID 1's loop: reap every process until the program ends; meanwhile count the processes and,
     when asked to, kill them all once their memory passes the limit, or once the wall clock runs out
@@ -226,14 +252,19 @@ def watch(config, child):
     counts those against the process limit too): the ones still in /proc, and those that arrived
     between that look and the reaping just after it. A program whose processes do not reap each
     other (a fork bomb) is then seen at its peak however short it was; sampling only the living
-    missed it on a busy machine."""
+    missed it on a busy machine. Once the program has failed, ``_settle`` takes a last count
+    before anything more is reaped."""
     seen = {"memory_killed": False, "wall_killed": False, "peak_processes": 0}
     memory_cap = config.get("watch_memory_bytes")
+    settled = False
     # Wake on SIGCHLD, not only on the clock, so the program's end is seen at once. Blocked only
     # here: the program, forked already, keeps its own signal mask.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     deadline = time.monotonic() + config["wall_seconds"]
     while True:
+        if not settled and _failed(child):
+            settled = True
+            _settle(seen, child, config["max_processes"], SETTLE_S)
         others = _others()
         reaped, ended = _reap(child)
         seen["peak_processes"] = max(seen["peak_processes"], len(set(others) | set(reaped)))

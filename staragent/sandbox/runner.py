@@ -219,7 +219,7 @@ def _config(workdir: str, argv: list[str], limits: Limits, method: str, uid: int
         "stage": workdir if method == "unshare" else None,  # unshare: the launcher builds the view on this empty folder
         "workdir_mb": limits.workdir_mb, "workdir_options": tmpfs, "files": {}, "report_fd": report_fd,
         "cpu_seconds": limits.cpu_seconds, "address_space_mb": 2 * limits.memory_mb, "max_file_mb": limits.max_file_mb,
-        "nproc": _process_limit(limits.max_processes, uid, group),
+        "nproc": _process_limit(limits.max_processes, uid, group), "max_processes": limits.max_processes,
         "watch_memory_bytes": None if group is not None else limits.memory_mb * MB,
         "wall_seconds": limits.wall_seconds + INNER_CLOCK_GRACE_S, "watch_every": WATCH_EVERY,
     }
