@@ -286,8 +286,8 @@ def test_which_company_is_answered_by_a_firm_s_name_not_a_person_s_under_the_sam
     def shown(start, end, text):
         return Evidence(start=start, end=end, modality="ocr", text=text, source="extract_scene_text")
 
-    credits = [shown(100.0, 106.0, "SOUND AND MUSIC PROVIDED BY"), shown(100.2, 106.0, "Jonas Ekberg"), shown(101.0, 106.0, "Harbor Lane Studios")]
-    assert rank(analyse("Which company provided the sound?"), credits)[0].evidence.text == "Harbor Lane Studios"
+    credits = [shown(100.0, 106.0, "LIGHTING EQUIPMENT PROVIDED BY"), shown(100.2, 106.0, "Jonas Ekberg"), shown(101.0, 106.0, "Harbor Lane Studios")]
+    assert rank(analyse("Which company provided the lighting?"), credits)[0].evidence.text == "Harbor Lane Studios"
 
 
 def test_next_to_is_a_place_on_the_screen_not_a_moment():
@@ -342,12 +342,12 @@ def heard(start, end, text, confidence=None):
 def test_credits_that_scrolled_in_before_the_cut_a_search_hit_starts_at_are_read():
     world = [
         line("extract_scene_text", "ocr", 518, 527, "VISUAL EFFECTS BY"), line("extract_scene_text", "ocr", 518.5, 526, "Ada Lindqvist"),
-        line("extract_scene_text", "ocr", 519, 526, "RENDER FARM PROVIDED BY"), line("extract_scene_text", "ocr", 519.5, 524, "Nordlight Systems"),
+        line("extract_scene_text", "ocr", 519, 526, "CATERING PROVIDED BY"), line("extract_scene_text", "ocr", 519.5, 524, "Nordlight Systems"),
         line("extract_scene_text", "ocr", 524, 537, "MUSIC BY"), line("extract_scene_text", "ocr", 524.5, 537, "Tom Reyes"),
     ]
-    # the scene (a cut detected in the scrolling credits) starts at 524, after the render farm's credit began
+    # the scene (a cut detected in the scrolling credits) starts at 524, after the catering credit began
     hit = {**_hit(524, 537, world[2], world[4]), "scene_start": 524.0, "scene_end": 537.0}
-    answer = _converse("Which company supplied the render farm?", world, [hit]).content
+    answer = _converse("Which company did the catering?", world, [hit]).content
     assert "Nordlight Systems" in answer and "Tom Reyes" not in answer
 
 

@@ -72,7 +72,7 @@ ORGANISATIONS = frozenset({"company", "companies", "firm", "business", "corporat
 is left out: a screen's labels are no firms)"""
 
 
-_ORGANISATION_ENDING = re.compile(  # the end of a word: "Microsystems", "Microsoft", "DreamWorks"
+_ORGANISATION_ENDING = re.compile(  # the end of a word: "Nordsystems", "Bytesoft", "Harborworks"
     r"(?:systems?|soft|tech|technolog(?:y|ies)|labs?|works|media|studios?|productions?|pictures|films|records|games|networks?|"
     r"electronics|industries|entertainment|interactive|broadcasting|publishing|solutions)$", re.IGNORECASE)
 _ORGANISATION_WORD = {"group", "foundation", "institute", "university", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company",
@@ -81,14 +81,14 @@ _ORGANISATION_WORD = {"group", "foundation", "institute", "university", "inc", "
 
 def organisation_name(text: str) -> bool:
     """Whether ``text`` names an organisation by the look of its words: a word after the first that
-    ends the way firms' names do, or is a word firms put in their names ("Sun Microsystems",
-    "Wavemage Media Production", "Blender Foundation", "Acme Ltd"; one word alone: "Microsoft")."""
+    ends the way firms' names do, or is a word firms put in their names ("Nordlight Systems",
+    "Harbor Lane Media Production", "Kestrel Foundation", "Acme Ltd"; one word alone: "Bytesoft")."""
     words = re.findall(r"[A-Za-z]{2,}", text)
     return any(_ORGANISATION_ENDING.search(w) or w.lower() in _ORGANISATION_WORD for w in (words[1:] or words))
 
 
 def _only_a_person(text: str) -> bool:
-    """Whether ``text`` is one person's name and nothing else ("Campbell Barton")."""
+    """Whether ``text`` is one person's name and nothing else ("Jonas Ekberg")."""
     names = person_names(text)
     return len(names) == 1 and names[0].strip().lower() == text.strip(" .,:;·").lower() and not organisation_name(text)
 
