@@ -2,6 +2,8 @@
 their several spellings, arithmetic written in the question, notes taken earlier in the chat, the
 one line that answers (not the lines beside it), and honest messages when a tool never ran."""
 
+import re
+
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
@@ -296,10 +298,11 @@ def test_next_to_is_a_place_on_the_screen_not_a_moment():
 
 
 def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events"),
-              boxes=None, history=()):
+              boxes=None, history=(), silent=False):
     """Run the planner to its answer: every search returns ``hits`` (or ``hits(query)``), every range
     tool the lines of ``world`` it reads in that range (as the real tools do, each line with its own
-    span, and with its place on the frame from ``boxes``), after the turns of ``history``."""
+    span, and with its place on the frame from ``boxes``), after the turns of ``history``. ``silent``:
+    the video has no audio track, as the sound tool reports it."""
     boxes = boxes or {}
     from staragent.timecodes import parse_range
 
@@ -313,6 +316,9 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
         for call in reply.tool_calls:
             if call["name"] == "cross_modal_search":
                 messages.append(_reply(call, {"results": hits(call["args"]["query"]) if callable(hits) else hits}))
+                continue
+            if silent and call["name"] == "detect_audio_events":
+                messages.append(_reply(call, {"events": [], "audio_track": False}))
                 continue
             a, b = parse_range(call["args"]["timestamp"])
             found = [e for e in world if e.source == call["name"] and e.start < b and e.end > a]
@@ -702,3 +708,41 @@ def test_kinds_of_a_thing_come_from_its_commonest_sense():
 
     assert {"sonnet", "ode"} <= kinds_of("poem") and "address" in kinds_of("speech")
     assert "bus" not in kinds_of("speech")  # a rare sense of the word brings no kinds
+
+
+def test_a_sound_question_about_a_video_without_an_audio_track_is_answered_with_that():
+    world = [line("extract_scene_text", "ocr", 0, 30, "Music Library"), line("extract_scene_text", "ocr", 0, 30, "Settings")]
+    final = _converse("What music plays during the tour?", world, [_hit(0.0, 30.0, world[0])], silent=True)
+    assert re.search(r"no audio|no sound", final.content, re.I) and "Music Library" not in final.content, final.content
+    heard = _converse("What music plays during the tour?", world, [_hit(0.0, 30.0, world[0])])  # with sound, no such answer
+    assert not re.search(r"no audio track", heard.content, re.I), heard.content
+
+
+def test_what_a_hint_on_screen_says_is_read_from_the_screen():
+    world = [line("extract_scene_text", "ocr", 12, 14, "Drag a window to the edge to snap it"), line("extract_scene_text", "ocr", 0, 30, "Apply")]
+    final = _converse("What does the hint say about dragging?", world, [_hit(12.0, 14.0, world[0])])
+    assert "snap it" in final.content, final.content
+
+
+def test_a_line_is_found_by_where_it_sits_on_the_frame():
+    lines, boxes = _screen(
+        (0.0, 40.0, "Thu14:05", (0.46, 0.00, 0.54, 0.03)),  # the clock in the top bar, its letters glued by OCR
+        (0.0, 40.0, "Keyboard Shortcuts", (0.30, 0.40, 0.60, 0.44)), (0.0, 40.0, "Reset All", (0.70, 0.80, 0.80, 0.84)),
+    )
+    final = _converse("What day of the week does the top bar show?", lines, [_hit(0.0, 40.0, lines[1])], boxes=boxes)
+    assert "Thu" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_what_the_question_sets_aside_is_not_its_answer():
+    assert analyse("Besides the best of plans, what else was it?").operation is None  # "of plans", not a product
+    assert analyse("What is 3 times the price?").operation == "*"
+    world = [line("transcribe_speech", "speech", 60, 62, "It was the best of plans."), line("transcribe_speech", "speech", 62, 64, "It was the worst of plans."),
+             line("transcribe_speech", "speech", 64, 66, "We had nothing before us.")]
+    final = _converse("Besides the best of plans, what else was it, in the opening speech?", world, [_hit(60.0, 66.0, *world)])
+    assert "worst of plans" in final.content and "best of plans" not in final.content, final.content
+
+
+def test_a_web_address_answers_where_the_website_is_shown():
+    world = [line("extract_scene_text", "ocr", 300, 305, "WWW.HARBORLANE-FILMS.ORG"), line("extract_scene_text", "ocr", 290, 299, "THANK YOU FOR WATCHING")]
+    final = _converse("When does the website address appear?", world, [_hit(290.0, 305.0, *world)])
+    assert "5:00" in final.content and not says_nothing_found(final.content), final.content

@@ -28,6 +28,7 @@ class AudioEventsResult(ToolResult):
     events: list[Event]
     loudness_db: float | None = None
     tags: list[str] = Field(default_factory=list)
+    audio_track: bool = Field(True, description="false when the video has no audio track, so nothing could be heard")
 
     def evidence(self) -> list[Evidence]:
         return [
@@ -74,7 +75,7 @@ class DetectAudioEvents(Tool):
         index = ctx.require_index()
         start, end = ctx.time_range(args.timestamp)
         if not index.has_audio:
-            return AudioEventsResult(timestamp=format_range(start, end), description="the video has no audio track", events=[])
+            return AudioEventsResult(timestamp=format_range(start, end), description="the video has no audio track", events=[], audio_track=False)
         raw = index.events_between(start, end)
 
         def clipped(e, **extra) -> Event:

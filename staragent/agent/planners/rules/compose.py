@@ -16,10 +16,10 @@ from ....index.text import tokenize
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
-from .conversation import CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
+from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read, standout_span
 from .intents import intent_answer
-from .layout import boxes_of
+from .layout import boxes_of, place_words
 from .question import TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
     MONTH_DAY,
@@ -389,6 +389,18 @@ def _nothing_said(turn: Turn) -> str | None:
     return f"Nothing is said there: I found no speech in this video where the question points{why}, so there are no words to report."
 
 
+def _nothing_heard(turn: Turn) -> str | None:
+    """For a question about sounds: that the video has no audio track, when the sound tool said so,
+    rather than some text that shares a word with the question."""
+    q = turn.question
+    if "audio" not in q.wants or q.wants & {"speech", "ocr"}:
+        return None
+    listened = [s.result for s in turn.called(AUDIO) if s.result]
+    if not listened or any(r.get("audio_track", True) for r in listened):
+        return None
+    return "Nothing can be heard: the video has no audio track, so it has no sound, music or speech to report."
+
+
 def _named_person(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """For a "who"/"whose" question none of whose words the video holds: the person it names most
     (longest on screen, or most often said), said as what it is, not as a match for the words."""
@@ -436,9 +448,10 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
     if not wanted or q.time_range or q.relation or q.follow_up or q.operation or q.between or q.quoted:
         return []
     seen: set[str] = set()
+    boxes = boxes_of(lines_read(turn))
     for e in turn.evidence():
         if not focus or any(e.start < b and e.end > a for a, b in focus):
-            seen |= set(tokenize(e.text))
+            seen |= set(tokenize(e.text)) | set(tokenize(" ".join(place_words(boxes.get(e.key())))))  # "the clock in the top bar"
     missing = wanted - matched(wanted, seen)
     typed = q.answer_type is not None and any(has_type(beyond_question(e.text, q), q.answer_type) for e in cited)
     untyped = q.answer_type in ("money", "percent", "date", "url", "person") and cited and not typed
@@ -528,7 +541,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return counted
     if q.count == "mentions" and (counted := _count_mentions(turn)):
         return counted
-    if said := _nothing_said(turn):
+    if said := _nothing_said(turn) or _nothing_heard(turn):
         return said, []
     if q.addressee and (addressed := _addressed(turn, focus)):
         return addressed

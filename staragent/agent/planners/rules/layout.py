@@ -30,6 +30,29 @@ def height(box: Box) -> float:
     return max(0.0, box[3] - box[1])
 
 
+EDGE = 0.12  # share of the frame from an edge that is "at the top", "at the bottom", "on the left" ...
+
+
+def place_words(box: Box | None) -> set[str]:
+    """The words a person uses for where ``box`` sits on the frame: "the top bar", "bottom right
+    corner", "the header". Empty for a box in the middle or no box."""
+    if box is None:
+        return set()
+    left, top, right, bottom = box
+    words = set()
+    if top < EDGE:
+        words |= {"top", "upper", "header", "bar"}
+    if bottom > 1 - EDGE:
+        words |= {"bottom", "lower", "footer", "bar"}
+    if right < 3 * EDGE:
+        words |= {"left"}
+    if left > 1 - 3 * EDGE:
+        words |= {"right"}
+    if words & {"top", "bottom"} and words & {"left", "right"}:
+        words.add("corner")
+    return words
+
+
 def _together(a: Evidence, b: Evidence) -> bool:
     return a.start < b.end and b.start < a.end
 

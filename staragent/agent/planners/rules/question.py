@@ -34,7 +34,7 @@ OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", 
              "display", "shown", "title", "titles", "label", "banner", "poster", "board", "headline", "onscreen",
              "on-screen", "printed", "chart", "table", "card", "credits", "credited", "credit", "typed", "type",
              "button", "menu", "dialog", "dialogue", "pop-up", "popup", "window", "tooltip", "clock", "website",
-             "url", "logo"}
+             "url", "logo", "hint", "note", "notice", "message", "warning", "prompt", "tip", "instructions"}
 SILENCE_WORDS = {"silence", "silent", "quiet", "pause", "nothing"}
 AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "tones", "music", "audio", "hear", "heard",
                "loud", "silence", "silent", "quiet", "applause", "ring", "rings", "chime", "bang", "alarm", "buzz", "whistle",
@@ -66,7 +66,7 @@ FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "
                 "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears",
                 "point", "moment", "according", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
-                "began", "end", "ends", "ended", "finish", "finishes", "finished"}
+                "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
 # The nouns that name a part of a video: "the Lowry reading", "the second song", "the Okafor clip".
 PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
@@ -85,7 +85,7 @@ _GENERIC_TARGETS = frozenset(tokenize(" ".join([*SPEECH_WORDS, *(set(PART_NOUNS)
                                                   "speaking", "slide", "intro"])))
 # Words that say what kind of answer is wanted; the video need not repeat them ("on what date ...").
 TYPE_WORDS = frozenset(tokenize("date year day time price cost name number amount percent percentage place city country "
-                                "when who where which kind sort type"))
+                                "when who where which kind sort type week weekday"))
 # ... and those that only say an address is wanted: every web address is one
 URL_WORDS = frozenset(tokenize("web website site url link homepage address"))
 # "next to the option" and "next door" are places on the screen, not moments
@@ -218,6 +218,7 @@ class Question:
     count: str | None = None  # names | mentions: "how many people are named", "how many times is X said"
     role: str | None = None  # "narrator", "director": the role a person question asks about
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
+    besides: str | None = None  # "besides the bell, what else ...": what the answer is not
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
     asks_title: bool = False  # about a title (the biggest text on screen)
@@ -295,11 +296,12 @@ _CLOCK_WORD = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)
 def content_words(text: str) -> list[str]:
     """The words that carry meaning, in order, without stop- and question-words."""
     words = re.findall(r"[A-Za-z0-9$€£][\w.$€£%:'’-]*", text)
+    operation_words = OPERATION_WORDS if _MULTIPLIED.search(text.lower()) else OPERATION_WORDS - {"times"}  # "the best of times"
     out = []
     for w in words:
         bare = w.strip(".,:'’").lower()
         bare = re.sub(r"['’]s$", "", bare)
-        if not bare or bare in STOPWORDS or bare in OPERATION_WORDS or bare in FILLER_WORDS or _CLOCK_WORD.fullmatch(bare):
+        if not bare or bare in STOPWORDS or bare in operation_words or bare in FILLER_WORDS or _CLOCK_WORD.fullmatch(bare):
             continue  # a clock time says where to look, not what to look for
         out.append(re.sub(r"['’]s$", "", w.strip(".,'’?")))
     return out
@@ -368,12 +370,21 @@ def _wh(lower: str) -> str:
     return found[1] if found else "other"
 
 
+_MULTIPLIED = re.compile(r"(?:\d|\b(?:" + "|".join(NUMBER_WORDS) + r"))\s+times\b|\btimes\s+(?:as|more|less|bigger|larger|"
+                         r"higher|smaller|greater|the|that|this|its|their)\b")
+
+
+_BESIDES = re.compile(r"\b(?:besides|apart from|aside from|other than|except(?:\s+for)?)\s+(?:the\s+)?([^,?.;]{2,80}?)\s*(?:,|\?|$|\s+(?:what|who|which|where|when|how|is|are|was|were|does|did|do)\b)", re.I)
+
+
 def _operation(lower: str) -> str | None:
     if re.search(r"\bhow (?:much|many) (?:more|less|fewer|cheaper|higher|lower|bigger|smaller|longer|shorter)\b", lower):
         return "-"
     for op, phrases in OPERATIONS.items():
         for phrase in phrases:
             if re.search(rf"\b{re.escape(phrase)}\b", lower):
+                if phrase == "times" and not _MULTIPLIED.search(lower):
+                    continue  # "the best of times", "how many times": no product asked for
                 if op == "+" and phrase == "both" and not re.search(r"\b(cost|price|total|together)\b", lower):
                     continue
                 return op
@@ -702,6 +713,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
         question.role = role[0].lower()
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
+    if besides := _BESIDES.search(bare):
+        question.besides = besides[1].strip()
     question.refers_back = previous is not None and bool(_BACK.search(bare))
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject

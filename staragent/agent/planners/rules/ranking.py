@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
-from .layout import Box, height, replaced, row_mates, superseded, under
-from .question import Question
+from .layout import Box, height, place_words, replaced, row_mates, superseded, under
+from .question import URL_WORDS, Question
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
@@ -25,7 +25,9 @@ PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
 CLOCK_TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b(?!\s?%)|\b\d{1,2}\s?(?:am|pm)\b", re.I)
 NAME = re.compile(r"\b(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z]+(?:[\s-]+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b|\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][a-z]+")
 _PROPER = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]{2,}|(?<=\s)[A-Z][a-z]+\s+[A-Z][a-z]+")
-_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:today|tomorrow|yesterday|tonight)\b", re.I)
+_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:today|tomorrow|yesterday|tonight)\b|"
+                  r"\b(?-i:(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|MON|TUE|WED|THU|FRI|SAT|SUN)\.?,?\s*(?=\d))", re.I)
+# an abbreviated day counts capitalised and beside a number only ("Wed 18:38", "Sat, 12"): "sat" and "wed" are words too
 _LONE_NAME = re.compile(r"[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+){0,2}")
 YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 MONTH_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
@@ -171,6 +173,18 @@ def quote_share(quote: str, text: str) -> float:
     return sum(1 for w in words if w in found) / len(words) * 0.9
 
 
+_URL_TOKENS = frozenset(tokenize(" ".join(URL_WORDS)))
+
+
+def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None) -> frozenset[str]:
+    """The question's words a line answers to without holding them: where it sits on the frame ("the
+    clock in the top bar") and, when a web address is asked for, "website" or "link" for any address."""
+    words = set(tokenize(" ".join(place_words((boxes or {}).get(e.key()))))) if e.modality == "ocr" else set()
+    if q.answer_type == "url" and has_type(e.text, "url"):
+        words |= _URL_TOKENS
+    return frozenset(words)
+
+
 @dataclass
 class Scored:
     score: float
@@ -179,10 +193,12 @@ class Scored:
     evidence: Evidence
 
 
-def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str]) -> tuple[float, float]:
-    """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it."""
+def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str],
+               implied: frozenset[str] = frozenset()) -> tuple[float, float]:
+    """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it,
+    ``implied`` the words the line stands for without holding them (see ``implied_words``)."""
     # the acoustic statistics' guess at a sound's source ("(a chime, bell or music)") is no mention of it
-    toks = set(tokenize(_GUESS.sub("", e.text) if e.modality == "audio" else e.text))
+    toks = set(tokenize(_GUESS.sub("", e.text) if e.modality == "audio" else e.text)) | implied
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
@@ -198,6 +214,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score -= 0.4
     elif sum(c.isalnum() for c in e.text) <= 2:
         score -= 0.4  # "Q", "x": an icon read as a letter
+    if q.besides and quote_share(q.besides, e.text) >= 0.8:
+        score -= 0.8  # "besides the best of times, what else ...": the line the question sets aside
     for quote in q.quoted:
         found = quote_share(quote, e.text)
         if found >= 0.6:
@@ -320,7 +338,8 @@ def rank(
     placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
     where on the frame each on-screen line was read; ``duration``: the video's length."""
     wanted = q.tokens if wanted is None else wanted
-    tokens = {e.key(): set(tokenize(e.text)) for e in evidence}
+    implied = {e.key(): implied_words(q, e, boxes) for e in evidence}
+    tokens = {e.key(): set(tokenize(e.text)) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
     names = names_in_question(q, wanted)
@@ -337,7 +356,7 @@ def rank(
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
-        score, share = score_line(q, e, set().union(*beside), weights, wanted)
+        score, share = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()])
         if names:
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
