@@ -746,3 +746,10 @@ def test_a_web_address_answers_where_the_website_is_shown():
     world = [line("extract_scene_text", "ocr", 300, 305, "WWW.HARBORLANE-FILMS.ORG"), line("extract_scene_text", "ocr", 290, 299, "THANK YOU FOR WATCHING")]
     final = _converse("When does the website address appear?", world, [_hit(290.0, 305.0, *world)])
     assert "5:00" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_when_a_named_part_ends_is_where_its_last_line_stops():
+    world = [line("extract_scene_text", "ocr", 0, 56, "Harbour Lights - a poem by Ada Lindqvist"),
+             line("transcribe_speech", "speech", 3, 20, "The lamps along the quay were lit."), line("transcribe_speech", "speech", 40, 54, "And so the boats came home.")]
+    final = _converse("When does the poem reading end?", world, [_hit(0.0, 56.0, world[0])])
+    assert re.search(r"\b0?:5[4-6]\b", final.content) and "At 0:00" not in final.content, final.content

@@ -350,3 +350,16 @@ def test_an_extractive_summary_opens_with_how_the_part_begins_not_with_stock_sou
     chosen = [p.text for p in extractive(points, 4)]
     assert "The storm came in at dawn." in chosen and "1." not in chosen
     assert not any(p.startswith("sound") for p in chosen)
+
+
+def test_a_summary_gives_what_is_said_before_a_stretch_that_holds_only_a_sound():
+    from staragent.tools.summary import Point, extractive
+
+    def at(start, text, modality="speech"):
+        return Point(timestamp=None, start=start, end=start + 2, modality=modality, text=text)
+
+    # a short speech under a title card, its closing seconds silent: the words, not the silence
+    points = [at(0.0, "Harbour Lights - a toast, 1924", "ocr"), at(0.0, "Portsmouth, May 3, 1924", "ocr"), at(1.0, "So, my dear friends,"),
+              at(3.0, "raise your glasses to the ships that brought us home, and to the ones still out at sea."), at(12.0, "Silence", "audio")]
+    chosen = [p.text for p in extractive(points, 4)]
+    assert any("raise your glasses" in p for p in chosen) and "Silence" not in chosen, chosen

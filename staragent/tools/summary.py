@@ -84,7 +84,8 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
     """``sentences`` points that cover the range from beginning to end: the range is cut into that
     many equal stretches, and from each the point whose words recur most across the material (its
     gist) is picked, preferring speech and on-screen text that appears there first (a new title or
-    slide); in time order. Stretches with nothing in them leave their place to the others."""
+    slide); in time order. Stretches with nothing in them leave their place to the others, and so
+    do stretches with only sounds in them when words are said or shown elsewhere in the range."""
     counts: dict[str, int] = {}
     tokens = [set(tokenize(p.text)) for p in points]
     for point, toks in zip(points, tokens):
@@ -108,6 +109,7 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
         stretches = max(1, sentences // 2) if any(points[i].modality == "ocr" for i in timed) else sentences
         lo, hi = min(points[i].start for i in timed), max(points[i].end or points[i].start for i in timed)
         width = (hi - lo) / stretches or 1.0
+        worded_range = any(points[i].modality != "audio" for i in timed)
         bins: dict[int, list[int]] = {}
         for i in timed:
             bins.setdefault(min(stretches - 1, int((points[i].start - lo) / width)), []).append(i)
@@ -117,6 +119,8 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
             # more, and the range's own opening line stands for its first stretch (how it begins)
             shown = [i for i in members if points[i].modality == "ocr"]
             said = [i for i in members if points[i].modality not in ("audio", "ocr")]
+            if not (said or shown) and worded_range:
+                continue  # only sounds here, while words are said or shown elsewhere: the words say more
             worded = said or shown or members
             opening = [i for i in said if len(points[i].text.split()) >= 3]  # not a bare "1." read out
             best = min(opening) if n == 0 and opening else max(worded, key=lambda i: score(i) * (1.2 if i == min(worded) else 1.0))

@@ -352,7 +352,7 @@ def _credits_run(turn: Turn, focus: list[Span] | None) -> list[Evidence]:
 def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple[str, list[Evidence]] | None:
     """When the thing asked about happens: the start (or end) of the line that best names it; for
     "when does it start?" the moment the previous answer cited; for a named part with nothing
-    matching, the first thing said or shown in it."""
+    matching, the first thing said or shown in it (for its end, where the last one stops)."""
     q = turn.question
     own = [w for w in q.focus_tokens if w not in set(tokenize(" ".join(q.carried)))]
     if (q.refers_back or q.follow_up) and not own and turn.previous_evidence:
@@ -370,6 +370,10 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
     if focus:
         inside = sorted((e for e in turn.evidence() if e.source != SEARCH and any(e.start < b and e.end > a for a, b in focus)
                          and e.modality in ("speech", "ocr")), key=lambda e: e.start)
+        if inside and q.moment_edge == "end":  # "when does the poem end?": where the last thing said or shown in it stops
+            last = max(inside, key=lambda e: e.end)
+            end = min(last.end, max(b for _, b in focus))
+            return f"At {format_time(end)}. " + " ".join(sentences([last], turn.question)), [last]
         if inside:
             first = inside[0]
             return f"At {format_time(first.start)}. " + " ".join(sentences([first], turn.question)), [first]
