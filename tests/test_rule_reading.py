@@ -753,3 +753,21 @@ def test_when_a_named_part_ends_is_where_its_last_line_stops():
              line("transcribe_speech", "speech", 3, 20, "The lamps along the quay were lit."), line("transcribe_speech", "speech", 40, 54, "And so the boats came home.")]
     final = _converse("When does the poem reading end?", world, [_hit(0.0, 56.0, world[0])])
     assert re.search(r"\b0?:5[4-6]\b", final.content) and "At 0:00" not in final.content, final.content
+
+
+def test_what_a_pop_up_asks_is_the_line_that_asks():
+    assert analyse("What does it ask?").asks_a_question and not analyse("What does the host urge them to ask?").asks_a_question
+    world = [line("extract_scene_text", "ocr", 0, 40, "Apply"), line("extract_scene_text", "ocr", 0, 40, "Cancel"),
+             line("extract_scene_text", "ocr", 31, 33, "Keep these changes?"), line("extract_scene_text", "ocr", 31, 33, "Revert")]
+    final = _converse("What does the pop-up ask?", world, [_hit(0.0, 40.0, world[0])])
+    assert "Keep these changes?" in final.content, final.content
+
+
+def test_a_question_asking_which_thing_searches_words_and_one_about_sounds_searches_sounds_too():
+    def first_search(question):
+        reply = _planner("cross_modal_search", "extract_scene_text", "detect_audio_events").invoke(
+            [SystemMessage("The video: x.mp4, 10:00 long."), HumanMessage(question)], video={"duration": 600.0})
+        return next(c["args"] for c in reply.tool_calls if c["name"] == "cross_modal_search")
+
+    assert first_search("Which fund gave financial support?").get("modalities") == ["ocr", "speech"]  # sound labels name no fund
+    assert "modalities" not in first_search("Which instrument plays the tune?")

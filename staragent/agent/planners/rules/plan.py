@@ -90,8 +90,10 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
         elif q.operation and len(q.operands) >= 2:
             calls += [call(SEARCH, query=operand, k=PART_K) for operand in q.operands]
         elif _searches_its_words(turn):
-            # a name, a place, a date or an address is said or written, never heard in a sound
-            written = {"modalities": ["ocr", "speech"]} if q.answer_type in NOT_HEARD else {}
+            # a name, a place, a date or an address is said or written, never heard in a sound; nor is
+            # "which fund ..." answered by one, unless the question is about sounds ("which instrument plays?")
+            named = q.answer_type in NOT_HEARD or (q.answer_type == "entity" and "audio" not in q.wants)
+            written = {"modalities": ["ocr", "speech"]} if named else {}
             calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K, **written))
             if own := own_query(turn):
                 calls.append(call(SEARCH, query=own, k=PART_K, **written))

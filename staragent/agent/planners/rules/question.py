@@ -219,6 +219,7 @@ class Question:
     role: str | None = None  # "narrator", "director": the role a person question asks about
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
     besides: str | None = None  # "besides the bell, what else ...": what the answer is not
+    asks_a_question: bool = False  # "what does the dialog ask?": a line that is itself a question answers
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
     asks_title: bool = False  # about a title (the biggest text on screen)
@@ -374,6 +375,8 @@ _MULTIPLIED = re.compile(r"(?:\d|\b(?:" + "|".join(NUMBER_WORDS) + r"))\s+times\
                          r"higher|smaller|greater|the|that|this|its|their)\b")
 
 
+_ASKS_A_QUESTION = re.compile(r"\bwhat (?:does|did|do|will) (?:it|this|that|he|she|they|(?:the|a|this|that) [\w -]{1,30}?)(?<! to) ask\b(?!\s+(?:for|about)\b)|"
+                             r"\bwhat (?:question|questions) (?:does|did|do|is|are|was|were)\b", re.I)
 _BESIDES = re.compile(r"\b(?:besides|apart from|aside from|other than|except(?:\s+for)?)\s+(?:the\s+)?([^,?.;]{2,80}?)\s*(?:,|\?|$|\s+(?:what|who|which|where|when|how|is|are|was|were|does|did|do)\b)", re.I)
 
 
@@ -715,6 +718,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     if besides := _BESIDES.search(bare):
         question.besides = besides[1].strip()
+    question.asks_a_question = bool(_ASKS_A_QUESTION.search(bare))
     question.refers_back = previous is not None and bool(_BACK.search(bare))
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject

@@ -214,6 +214,9 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score -= 0.4
     elif sum(c.isalnum() for c in e.text) <= 2:
         score -= 0.4  # "Q", "x": an icon read as a letter
+    if q.asks_a_question and e.modality in ("ocr", "speech") and e.text.rstrip().endswith("?"):
+        score += 0.5  # "what does the pop-up ask?": the line that asks
+        share = max(share, 0.3)
     if q.besides and quote_share(q.besides, e.text) >= 0.8:
         score -= 0.8  # "besides the best of times, what else ...": the line the question sets aside
     for quote in q.quoted:
