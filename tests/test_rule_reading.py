@@ -771,3 +771,32 @@ def test_a_question_asking_which_thing_searches_words_and_one_about_sounds_searc
 
     assert first_search("Which fund gave financial support?").get("modalities") == ["ocr", "speech"]  # sound labels name no fund
     assert "modalities" not in first_search("Which instrument plays the tune?")
+
+
+def test_when_the_video_ends_is_its_length():
+    final = _converse("When does the video end?", [], [])
+    assert "10:00" in final.content, final.content
+
+
+def test_what_a_named_part_is_about_is_a_summary_of_it_and_manner_words_are_not_searched():
+    q = analyse("Briefly, what is the harbour poem about?")
+    assert q.overview and q.summary_length == "short" and "briefly" not in {w.lower() for w in q.keywords}
+    assert not analyse("What is the warning printed in red?").overview
+
+
+def test_what_a_voice_says_is_speech_whatever_its_topic():
+    assert analyse("What does the presenter say about screen resolution?").wants == {"speech"}
+    assert "ocr" in analyse("What is shown on screen when he says hello?").wants
+
+
+def test_when_the_credits_finish_is_where_the_last_one_leaves_the_screen():
+    world = [line("extract_scene_text", "ocr", 480, 490, "DIRECTED BY"), line("extract_scene_text", "ocr", 481, 490, "Ada Lindqvist"),
+             line("extract_scene_text", "ocr", 492, 520, "MUSIC BY"), line("extract_scene_text", "ocr", 493, 540, "Tom Reyes")]
+    final = _converse("When do the credits finish?", world, [_hit(480.0, 540.0, *world)])
+    assert "9:00" in final.content and "8:00" not in final.content, final.content
+
+
+def test_what_the_question_sets_aside_is_matched_in_any_form_of_its_words():
+    world = [line("extract_scene_text", "ocr", 31, 33, "Keep These Settings"), line("extract_scene_text", "ocr", 31, 33, "Undo These Settings")]
+    final = _converse("Besides keeping the settings, what can the user choose?", world, [_hit(31.0, 33.0, *world)])
+    assert "Undo These Settings" in final.content and "Keep These" not in final.content, final.content

@@ -360,6 +360,9 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         moment = lead.start if q.moment_edge == "start" else lead.end
         return f"At {format_time(moment)}. " + " ".join(sentences([lead], turn.question)), [lead]
     if q.credits and (run := _credits_run(turn, focus)):
+        if q.moment_edge == "end":  # "when do the credits finish?": where the last of them leaves the screen
+            last = max(run, key=lambda e: e.end)
+            return f"At {format_time(last.end)}. " + " ".join(sentences([last], turn.question)), [last]
         return f"At {format_time(run[0].start)}. " + " ".join(sentences(run[:2], turn.question)), run[:2]
     if scored and scored[0].share >= 0.3:
         best = scored[0].evidence

@@ -66,7 +66,8 @@ FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "
                 "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears",
                 "point", "moment", "according", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
-                "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except"}
+                "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
+                "briefly", "quickly", "roughly", "basically", "shortly", "short"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
 # The nouns that name a part of a video: "the Lowry reading", "the second song", "the Okafor clip".
 PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
@@ -141,6 +142,9 @@ _SCOPE_PATTERNS = (
 )
 _NOT_A_SCOPE = {"the video", "this video", "the clip", "this clip", "the speaker", "the narrator", "the user", "the video say",
                 "you", "i", "we", "they", "he", "she", "it", "the film", "this film", "the movie", "the reader", "the person"}
+_PART_ABOUT = re.compile(r"\bwhat(?:'s| is| was) (?:the |this |that )?[\w' -]{1,40}? about\s*\??$", re.I)  # "what is the sonnet about?"
+_VOICE_SAYS = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+(?:does|did|do|will)\s+(?:the (?:presenter|narrator|speaker|host|voice|commentator|reader|announcer)|he|she|they)\s+"
+                         r"(?:say|mention|talk|explain|describe)\b")
 _BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?(?P<a>[^?,]+?)\s+and\s+(?:the\s+)?(?P<b>[^?,]+?)(?:\?|,|$)", re.I)
 _RELATIVE = re.compile(
     r"\b(?:right\s+|just\s+|immediately\s+|shortly\s+)?(?P<rel>after|before|following|preceding)\s+(?P<what>(?:the\s+)?[^?,]+?)(?:\?|,|$)", re.I
@@ -524,7 +528,8 @@ _VIDEO_LENGTH = re.compile(
     r"\bhow long is (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
     r"\b(?:length|duration|running time|runtime) of (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
     r"\bhow long does (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:last|run|take|go on)\b|"
-    r"\bhow long (?:is it|does it last|does it run)\s*\??$",
+    r"\bhow long (?:is it|does it last|does it run)\s*\??$|"
+    r"\bwhen (?:does|did|will) (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:end|finish|stop)\b",  # its end is its length
     re.I,
 )
 _SUMMARY = re.compile(r"\bsummari[sz]e\b|\bsummary\b|\bgist\b|\bin (?:a )?(?:few|two|three) sentences\b|\brecap\b|\brundown\b|\boverview\b|\bsum up\b", re.I)
@@ -646,8 +651,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     wants = set()
     if words & SPEECH_WORDS:
         wants.add("speech")
-    if words & OCR_WORDS or "on screen" in bare_lower:
-        wants.add("ocr")
+    if (words & OCR_WORDS or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
+        wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
     if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
@@ -704,7 +709,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
-    question.overview = bool(_OVERVIEW.search(bare)) and intent is None and not quoted
+    question.overview = bool(_OVERVIEW.search(bare) or (question.scope and _PART_ABOUT.search(bare))) and intent is None and not quoted
     if re.search(r"\b(?:short|brief|briefly|one sentence|quick|in a (?:word|line))\b", bare_lower):
         question.summary_length = "short"
     elif re.search(r"\b(?:detailed|long|full|complete|rundown|everything)\b", bare_lower):

@@ -217,7 +217,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     if q.asks_a_question and e.modality in ("ocr", "speech") and e.text.rstrip().endswith("?"):
         score += 0.5  # "what does the pop-up ask?": the line that asks
         share = max(share, 0.3)
-    if q.besides and quote_share(q.besides, e.text) >= 0.8:
+    if q.besides and (aside := set(tokenize(q.besides))) and matched(aside, toks) == aside:
         score -= 0.8  # "besides the best of times, what else ...": the line the question sets aside
     for quote in q.quoted:
         found = quote_share(quote, e.text)
