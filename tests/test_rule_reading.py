@@ -800,3 +800,38 @@ def test_what_the_question_sets_aside_is_matched_in_any_form_of_its_words():
     world = [line("extract_scene_text", "ocr", 31, 33, "Keep These Settings"), line("extract_scene_text", "ocr", 31, 33, "Undo These Settings")]
     final = _converse("Besides keeping the settings, what can the user choose?", world, [_hit(31.0, 33.0, *world)])
     assert "Undo These Settings" in final.content and "Keep These" not in final.content, final.content
+
+
+def test_how_often_quoted_words_are_said_counts_every_occurrence():
+    world = [line("transcribe_speech", "speech", 10, 12, "It was cold, it was dark."), line("transcribe_speech", "speech", 12, 14, "It was late."),
+             line("transcribe_speech", "speech", 14, 16, "Nobody came.")]
+    final = _converse("How many times does the story say 'it was'?", world, [_hit(10.0, 16.0, *world)])
+    assert re.search(r"\b(3|three) times\b", final.content), final.content
+
+
+def test_where_and_how_a_question_asks_are_not_what_it_searches_for():
+    assert "last" not in {w.lower() for w in analyse("What is the last thing shown on screen?").keywords}
+    assert "last" in {w.lower() for w in analyse("What is the last train to Oslo?").keywords}
+    assert analyse("Describe briefly what the user does in this screencast.").overview
+    assert analyse("What is the name of the user on this computer?").answer_type == "person"
+
+
+def test_a_follow_up_with_only_words_for_where_to_look_is_about_the_last_answer():
+    first = analyse("Who composed the music?")
+    then = analyse("When is that credit shown?", first)
+    assert then.follow_up and then.carried
+
+
+def test_a_long_silence_is_the_longest_one():
+    # the search puts the shorter one first; the question asks for length
+    world = [heard(40, 43, "silence: 3.0 s of silence"), heard(80, 80.5, "silence: 5.5 s of silence"), heard(20, 21, "silence: 1.0 s of silence")]
+    final = _converse("When is there a long silence?", world, [_hit(40.0, 43.0, world[0], score=0.02), _hit(80.0, 80.5, world[1], score=0.01)])
+    assert "1:20" in final.content and "0:40" not in final.content, final.content
+
+
+def test_a_name_said_in_speech_stays_the_subject_of_what_follows():
+    world = [line("transcribe_speech", "speech", 100, 106, "Mr. Edgar Holm had then time to think about the house."),
+             line("transcribe_speech", "speech", 106, 110, "The garden was large."),
+             line("transcribe_speech", "speech", 118, 124, "Had he sold the boat, he might have been far richer than he was.")]
+    final = _converse("What would have made Edgar Holm richer?", world, [_hit(100.0, 124.0, *world)])
+    assert "sold the boat" in final.content, final.content

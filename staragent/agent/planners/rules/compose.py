@@ -31,6 +31,7 @@ from .ranking import (
     matched,
     named_sound,
     names_in_question,
+    normalised,
     person_names,
     quote_share,
     rank,
@@ -273,8 +274,25 @@ def _count_names(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Eviden
     return f"{len(names)} people are named there ({', '.join(names)}). " + " ".join(sentences(cited[:LISTED], turn.question)), cited[:LISTED]
 
 
+def _count_quoted(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """How often the words the question quotes are said in what was read ("how many times does
+    the passage say 'it was'?"): every occurrence, in the order of the lines."""
+    phrase = normalised(turn.question.quoted[0])
+    if not phrase:
+        return None
+    said = [(e, f" {normalised(e.text)} ".count(f" {phrase} ")) for e in _speech_lines(turn)]
+    said = [(e, n) for e, n in said if n]
+    if not said:
+        return f"“{turn.question.quoted[0]}” is never said where I read, as far as its speech goes.", []
+    times = sum(n for _, n in said)
+    return (f"“{turn.question.quoted[0]}” is said {times} time{'s' * (times != 1)} "
+            f"(from {format_time(said[0][0].start)} to {format_time(said[-1][0].end)})."), [e for e, _ in said][:LISTED]
+
+
 def _count_mentions(turn: Turn) -> tuple[str, list[Evidence]] | None:
     q = turn.question
+    if q.quoted:
+        return _count_quoted(turn)
     wanted = q.focus_tokens - set(tokenize("times often mentioned mention say said shown appear heard come"))
     if not wanted:
         return None

@@ -67,7 +67,7 @@ FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "
                 "point", "moment", "according", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
                 "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
-                "briefly", "quickly", "roughly", "basically", "shortly", "short"}
+                "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
 # The nouns that name a part of a video: "the Lowry reading", "the second song", "the Okafor clip".
 PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
@@ -169,7 +169,9 @@ _OVERVIEW = re.compile(
     r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
     r"\bwhat (?:is|does) (?:this|the) (?:video|clip|film|movie|recording) (?:about|show|demonstrate|explain|teach|cover)\b|"
     r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
-    r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b",
+    r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b|"
+    r"\bwhat (?:does|did) (?:the|this) (?:user|person|presenter|speaker|host) (?:do|show|demonstrate)\b.*\b(?:video|clip|screencast|recording|tutorial)\b|"
+    r"\bdescribe\b.*\b(?:video|clip|screencast|recording|tutorial|film)\b",
     re.I,
 )
 _COUNT_NAMES = re.compile(r"\bhow many (?:people|persons|names|members|artists|speakers|contributors|credits)\b.*\b(?:named|listed|credited)\b|\bhow many names\b", re.I)
@@ -301,7 +303,9 @@ _CLOCK_WORD = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)
 def content_words(text: str) -> list[str]:
     """The words that carry meaning, in order, without stop- and question-words."""
     words = re.findall(r"[A-Za-z0-9$€£][\w.$€£%:'’-]*", text)
-    operation_words = OPERATION_WORDS if _MULTIPLIED.search(text.lower()) else OPERATION_WORDS - {"times"}  # "the best of times"
+    # "times" asks for a product ("3 times the price") or a count ("how many times"); else it is a word ("the best of times")
+    counted = _MULTIPLIED.search(text.lower()) or re.search(r"\bhow many times\b", text, re.I)
+    operation_words = OPERATION_WORDS if counted else OPERATION_WORDS - {"times"}
     out = []
     for w in words:
         bare = w.strip(".,:'’").lower()
@@ -322,7 +326,7 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
     ("when", r"\bwhen\b"),
     ("date", r"\bwhat year\b|\bwhich year\b|\bin what year\b|\bdate\b|\bwhich day\b|\bwhat day\b"),
-    ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator)|"
+    ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator|user|owner|author|artist|character|guest|reporter|instructor)\b|"
                r"\bwhat(?:'s| is) (?:his|her|their) name\b|\bwhat(?:'s| is) the name of the (?:man|woman|person|boy|girl)\b"),
     ("place", r"^\s*where\b|\bwhich city\b|\bwhich country\b|\blocation\b|\bwhere (?:was|were|is|are)\b"),
     ("duration", r"\bhow long\b"),
@@ -693,10 +697,11 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.position = "start"  # the film's own title is shown near its beginning
     elif question.credits and not question.scope and time_range is None:
         question.position = "start" if _OPENING_CREDITS.search(bare_lower) else "end"
-    elif _POSITION_START.search(bare):
-        question.position = "start"
-    elif _POSITION_END.search(bare):
-        question.position = "end"
+    elif placed := _POSITION_START.search(bare) or _POSITION_END.search(bare):
+        question.position = "start" if _POSITION_START.search(bare) else "end"
+        # "the last thing shown": where to look, not what to look for
+        said = {w.lower() for w in re.findall(r"[a-z]+", placed[0], re.I)}
+        question.keywords = [w for w in question.keywords if w.lower() not in said] or question.keywords
     question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time",)
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
@@ -727,7 +732,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.refers_back = previous is not None and bool(_BACK.search(bare))
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject
-    if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
+    if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or (not own_words and question.pronoun) or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
         question.follow_up = True
         # the earlier topic says where this one is (its own words say what it asks), and it holds
         # for the question after it too ("and before that?")

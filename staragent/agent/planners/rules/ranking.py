@@ -173,6 +173,9 @@ def quote_share(quote: str, text: str) -> float:
     return sum(1 for w in words if w in found) / len(words) * 0.9
 
 
+NAME_CARRIES_S = 30.0
+"""how far back a name said in speech still tells who a later sentence is about"""
+_LONG = re.compile(r"\b(?:long|longest|longer|lengthy|extended)\s+(?:silence|pause|gap|quiet)", re.I)
 _URL_TOKENS = frozenset(tokenize(" ".join(URL_WORDS)))
 
 
@@ -238,7 +241,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
                 score -= 0.5
             elif q.names_silence:  # "how long is the pause?": the longest stands out (its length as measured, before any clipping)
                 stated = re.search(r"(\d+(?:\.\d+)?) s of silence", e.text)
-                score += 0.4 + 0.1 * min(float(stated[1]) if stated else e.end - e.start, 6.0)
+                seconds = min(float(stated[1]) if stated else e.end - e.start, 6.0)
+                score += 0.4 + (0.3 if _LONG.search(q.text) else 0.1) * seconds  # "a long silence": its length decides
         elif "tonal" in e.text:
             score += 0.1  # a chime or a bell says more than an unnamed sound
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
@@ -363,7 +367,11 @@ def rank(
         if names:
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
-            about = set().union(*(tokens[o.key()] for o in evidence if o.start < e.end + 2 and o.end > e.start - 2))
+            # a person named in speech stays the subject of what is said next ("Mr. Dashwood ... he might
+            # have been"): speech looks back further for the name
+            back = NAME_CARRIES_S if e.modality == "speech" else 2
+            about = set().union(*(tokens[o.key()] for o in evidence if o.start < e.end + 2 and o.end > e.start - 2
+                                  or (o.modality == e.modality == "speech" and e.start - back <= o.start <= e.start)))
             if not any(matched(name, about) == name for name in names):
                 score -= 0.6
         if e.key() in labelling and e.key() not in labels and matched(wanted, tokens[e.key()]):
