@@ -835,3 +835,29 @@ def test_a_name_said_in_speech_stays_the_subject_of_what_follows():
              line("transcribe_speech", "speech", 118, 124, "Had he sold the boat, he might have been far richer than he was.")]
     final = _converse("What would have made Edgar Holm richer?", world, [_hit(100.0, 124.0, *world)])
     assert "sold the boat" in final.content, final.content
+
+
+def test_the_name_of_the_film_is_its_title():
+    assert analyse("What is the name of the film?").video_title and analyse("What is this video called?").video_title
+    assert not analyse("What is the name of the user?").asks_title
+
+
+def test_at_first_and_finally_pick_the_earlier_and_the_later_value():
+    lines, boxes = _screen(
+        (4.0, 10.0, "Brightness:", (0.19, 0.65, 0.26, 0.68)), (4.0, 10.0, "Low", (0.29, 0.65, 0.38, 0.68)),
+        (20.0, 30.0, "Brightness:", (0.19, 0.65, 0.26, 0.68)), (20.0, 30.0, "High", (0.29, 0.65, 0.38, 0.68)),
+    )
+    hit = _hit(0.0, 40.0)
+    assert "Low" in _converse("What was the brightness set to at first?", lines, [hit], boxes=boxes).content
+    assert "High" in _converse("What was the brightness finally set to?", lines, [hit], boxes=boxes).content
+
+
+def test_a_plain_word_beside_a_line_is_no_label_for_it():
+    from staragent.agent.planners.rules.ranking import label_text, labelled
+
+    lines, boxes = _screen(
+        (0.0, 30.0, "Laptop", (0.10, 0.30, 0.18, 0.33)), (0.0, 30.0, "Nova Screen 24", (0.22, 0.30, 0.36, 0.33)),  # two monitors side by side
+        (0.0, 30.0, "Brightness:", (0.10, 0.60, 0.22, 0.63)), (0.0, 30.0, "Medium", (0.25, 0.60, 0.32, 0.63)),
+    )
+    labels = labelled(lines, boxes)
+    assert label_text(labels, lines[1]) == "" and label_text(labels, lines[3]) == "Brightness"

@@ -225,6 +225,7 @@ class Question:
     role: str | None = None  # "narrator", "director": the role a person question asks about
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
     besides: str | None = None  # "besides the bell, what else ...": what the answer is not
+    order: str | None = None  # "earliest" ("what was it set to at first?") or "latest" ("in the end")
     asks_a_question: bool = False  # "what does the dialog ask?": a line that is itself a question answers
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
@@ -340,6 +341,8 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 NOT_HEARD = {"person", "place", "url", "date"}
 _TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
+_NAME_OF_WORK = re.compile(r"\b(?:the )?name of (?:the|this) (?:film|video|movie|show|clip|episode|series)\b|"
+                           r"\bwhat(?:'s| is) (?:the|this) (?:film|video|movie|show|clip|episode|series) called\b|\bwhat(?:'s| is) it called\b")
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
@@ -383,6 +386,8 @@ _MULTIPLIED = re.compile(r"(?:\d|\b(?:" + "|".join(NUMBER_WORDS) + r"))\s+times\
                          r"higher|smaller|greater|the|that|this|its|their)\b")
 
 
+_ORDER = re.compile(r"(?P<early>\bat first\b|\binitially\b|\boriginally\b|\bto begin with\b|\bbefore (?:any|the) change)|"
+                    r"\bin the end\b|\bfinally\b|\beventually\b|\bafter (?:all )?the changes\b", re.I)
 _ASKS_A_QUESTION = re.compile(r"\bwhat (?:does|did|do|will) (?:it|this|that|he|she|they|(?:the|a|this|that) [\w -]{1,30}?)(?<! to) ask\b(?!\s+(?:for|about)\b)|"
                              r"\bwhat (?:question|questions) (?:does|did|do|is|are|was|were)\b", re.I)
 _BESIDES = re.compile(r"\b(?:besides|apart from|aside from|other than|except(?:\s+for)?)\s+(?:the\s+)?([^,?.;]{2,80}?)\s*(?:,|\?|$|\s+(?:what|who|which|where|when|how|is|are|was|were|does|did|do)\b)", re.I)
@@ -689,10 +694,11 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.scope = _scope(text, quoted) if time_range is None else None
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
-    question.asks_title = bool(_TITLE_WORD.search(bare_lower))
+    named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
+    question.asks_title = bool(_TITLE_WORD.search(bare_lower) or named_work)
     question.credits = bool(_CREDITS.search(bare_lower))
     question.addressee = bool(_ADDRESSEE.search(bare_lower))
-    question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower)) and not question.scope and time_range is None
+    question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower) or named_work) and not question.scope and time_range is None
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
     elif question.credits and not question.scope and time_range is None:
@@ -729,6 +735,10 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if besides := _BESIDES.search(bare):
         question.besides = besides[1].strip()
     question.asks_a_question = bool(_ASKS_A_QUESTION.search(bare))
+    if ordered := _ORDER.search(bare):
+        question.order = "earliest" if ordered["early"] else "latest"
+        said = {w.lower() for w in re.findall(r"[a-z]+", ordered[0], re.I)}
+        question.keywords = [w for w in question.keywords if w.lower() not in said] or question.keywords
     question.refers_back = previous is not None and bool(_BACK.search(bare))
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject

@@ -287,7 +287,7 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
     shown above them (names under a credit, "PRODUCED BY" then a name, until the next heading; a line
     is under the last heading when it appeared with it or shortly after, while the heading was still on
     screen); and, where the lines' places on the frame are known (``boxes``), the label left of a value
-    on its row ("Orientation:" | "Landscape"), the role right of a name ("ILSE VANDERMEER" |
+    on its row ("Orientation:" | "Landscape"; a plain word is no label: "Laptop" | "Nova 24" are peers), the role right of a name ("ILSE VANDERMEER" |
     "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps")."""
     shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
     out: dict[tuple, list[Evidence]] = {}
@@ -314,7 +314,7 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
     if boxes:
         for e in shown:
             left, right = mates[e.key()]
-            if left is not None and not person_names(left.text):
+            if left is not None and not person_names(left.text) and is_heading(left.text):
                 out.setdefault(e.key(), []).append(left)
             if right is not None and person_names(e.text) and not person_names(right.text):
                 out.setdefault(e.key(), []).append(right)
@@ -392,6 +392,9 @@ def rank(
         if q.asks_title and boxes and e.key() in boxes and height(boxes[e.key()]) >= 0.8 * tallest:
             score += 0.8  # a title is the biggest text around
             share = max(share, 0.5)
+        if q.order and span[1] > span[0]:  # "set to at first": of the values read, the earlier; "in the end", the later
+            where = (e.start - span[0]) / (span[1] - span[0])
+            score += 0.3 * (where if q.order == "latest" else 1.0 - where)
         if q.position and inside_focus and span[1] > span[0]:
             # "at the end": of two answers in the closing part, the later one; "at the start", the earlier
             where = (e.start - span[0]) / (span[1] - span[0])
