@@ -230,9 +230,9 @@ def _settle(seen, program, enough, at_most_s):
     program's end could miss such a process, and a fork bomb would then seem one short of the
     limit that stopped it. A fork bomb's processes reap nothing, so while the launcher reaps
     none either, the kernel's count cannot fall: each process being born shows up or gives its
-    place back, and the count seen here reaches the kernel's. A program that ends well does not need this (its limit is never named), nor one
-    that leaves no process behind (only its own, waiting to be reaped); the others wait at most
-    ``at_most_s``."""
+    place back, and the count seen here reaches the kernel's. A program that ends well does not
+    need this (its limit is never named), nor one that leaves no process behind (only its own,
+    waiting to be reaped); the others wait at most ``at_most_s``."""
     until = time.monotonic() + at_most_s
     while True:
         others = _others()

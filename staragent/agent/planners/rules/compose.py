@@ -19,7 +19,7 @@ from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read, standout_span
 from .intents import intent_answer
-from .layout import boxes_of, place_words
+from .layout import boxes_of, place_tokens
 from .question import TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
     MONTH_DAY,
@@ -476,7 +476,7 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
     boxes = boxes_of(lines_read(turn))
     for e in turn.evidence():
         if not focus or any(e.start < b and e.end > a for a, b in focus):
-            seen |= set(tokenize(e.text)) | set(tokenize(" ".join(place_words(boxes.get(e.key())))))  # "the clock in the top bar"
+            seen |= set(tokenize(e.text)) | place_tokens(boxes.get(e.key()))  # "the clock in the top bar"
     missing = wanted - matched(wanted, seen)
     typed = q.answer_type is not None and any(has_type(beyond_question(e.text, q), q.answer_type) for e in cited)
     untyped = q.answer_type in ("money", "percent", "date", "url", "person") and cited and not typed

@@ -5,8 +5,10 @@ letters are (a title is the biggest text around)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
+from ....index.text import tokenize
 from ....schema import Evidence
 
 Box = tuple[float, float, float, float]
@@ -51,6 +53,16 @@ def place_words(box: Box | None) -> set[str]:
     if words & {"top", "bottom"} and words & {"left", "right"}:
         words.add("corner")
     return words
+
+
+def place_tokens(box: Box | None) -> frozenset[str]:
+    """``place_words`` as search tokens, to match against a question's."""
+    return _tokens(frozenset(place_words(box)))
+
+
+@functools.lru_cache(maxsize=64)
+def _tokens(words: frozenset[str]) -> frozenset[str]:  # a handful of word sets, asked for on every line ranked
+    return frozenset(tokenize(" ".join(sorted(words))))
 
 
 def _together(a: Evidence, b: Evidence) -> bool:

@@ -393,6 +393,13 @@ _ASKS_A_QUESTION = re.compile(r"\bwhat (?:does|did|do|will) (?:it|this|that|he|s
 _BESIDES = re.compile(r"\b(?:besides|apart from|aside from|other than|except(?:\s+for)?)\s+(?:the\s+)?([^,?.;]{2,80}?)\s*(?:,|\?|$|\s+(?:what|who|which|where|when|how|is|are|was|were|does|did|do)\b)", re.I)
 
 
+def _without(keywords: list[str], phrase: str) -> list[str]:
+    """``keywords`` less the words of ``phrase`` that says where or when to look ("the last thing
+    shown", "at first"), not what to look for; all of them if nothing else is left."""
+    said = {w.lower() for w in re.findall(r"[a-z]+", phrase, re.I)}
+    return [w for w in keywords if w.lower() not in said] or keywords
+
+
 def _operation(lower: str) -> str | None:
     if re.search(r"\bhow (?:much|many) (?:more|less|fewer|cheaper|higher|lower|bigger|smaller|longer|shorter)\b", lower):
         return "-"
@@ -703,11 +710,10 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.position = "start"  # the film's own title is shown near its beginning
     elif question.credits and not question.scope and time_range is None:
         question.position = "start" if _OPENING_CREDITS.search(bare_lower) else "end"
-    elif placed := _POSITION_START.search(bare) or _POSITION_END.search(bare):
-        question.position = "start" if _POSITION_START.search(bare) else "end"
-        # "the last thing shown": where to look, not what to look for
-        said = {w.lower() for w in re.findall(r"[a-z]+", placed[0], re.I)}
-        question.keywords = [w for w in question.keywords if w.lower() not in said] or question.keywords
+    elif placed := _POSITION_START.search(bare):
+        question.position, question.keywords = "start", _without(question.keywords, placed[0])
+    elif placed := _POSITION_END.search(bare):
+        question.position, question.keywords = "end", _without(question.keywords, placed[0])
     question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time",)
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
@@ -737,8 +743,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.asks_a_question = bool(_ASKS_A_QUESTION.search(bare))
     if ordered := _ORDER.search(bare):
         question.order = "earliest" if ordered["early"] else "latest"
-        said = {w.lower() for w in re.findall(r"[a-z]+", ordered[0], re.I)}
-        question.keywords = [w for w in question.keywords if w.lower() not in said] or question.keywords
+        question.keywords = _without(question.keywords, ordered[0])
     question.refers_back = previous is not None and bool(_BACK.search(bare))
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject

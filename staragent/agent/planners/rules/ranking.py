@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
-from .layout import Box, height, place_words, replaced, row_mates, superseded, under
+from .layout import Box, height, place_tokens, replaced, row_mates, superseded, under
 from .question import URL_WORDS, Question
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
@@ -182,7 +182,7 @@ _URL_TOKENS = frozenset(tokenize(" ".join(URL_WORDS)))
 def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None) -> frozenset[str]:
     """The question's words a line answers to without holding them: where it sits on the frame ("the
     clock in the top bar") and, when a web address is asked for, "website" or "link" for any address."""
-    words = set(tokenize(" ".join(place_words((boxes or {}).get(e.key()))))) if e.modality == "ocr" else set()
+    words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
     if q.answer_type == "url" and has_type(e.text, "url"):
         words |= _URL_TOKENS
     return frozenset(words)
