@@ -1,12 +1,15 @@
 """On-screen text that appears, changes and scrolls within one shot is read, each line with its own
 time on screen, and each line is recognised about once."""
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from media_factory import overlay_video
 
 from staragent.config import load_settings
 from staragent.index.builder import build_index
-from staragent.index.screen_text import join_pieces, part_of, same_text
+from staragent.index.screen_text import FrameFeed, TextTracker, join_pieces, part_of, same_text
 from staragent.records import OcrLine
 
 STEP = 1.0  # ocr_fps: a line is first seen at most one step after it appears, and missed at most one after it leaves
@@ -59,6 +62,48 @@ def test_segments_and_tools_carry_each_lines_own_time(overlays, registry, settin
     shown = {line.text: (line.start, line.end) for line in result.lines}
     assert shown["Lena Okafor"] == (pytest.approx(5.0, abs=STEP), pytest.approx(13.0, abs=STEP))
     assert {(e.start, e.end) for e in result.evidence() if e.text == ferry.text} == {(ferry.start, ferry.end)}
+
+
+class _SlowReader:
+    """The index's OCR models, with recognition that takes a while: readings come back frames late."""
+
+    def __init__(self, reader, delay: float):
+        self.reader, self.delay = reader, delay
+
+    def detect(self, image):
+        return self.reader.detect(image)
+
+    def recognize(self, image, quads):
+        time.sleep(self.delay)
+        return self.reader.recognize(image, quads)
+
+
+def _lines(video, reader, settings, **kwargs):
+    import cv2
+
+    feed = FrameFeed(video.path, settings.index.ocr_fps)
+    tracker = TextTracker(reader, step=STEP, detect_width=settings.index.ocr_detect_width, min_score=settings.index.ocr_min_score, **kwargs)
+    try:
+        for frame in feed.between(0.0, video.duration + 1):
+            tracker.feed(frame.time, cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY), frame.image)
+    finally:
+        feed.close()
+    lines, _ = tracker.finish(video.duration)
+    return [(line.text, line.start, line.end) for line in lines]
+
+
+def test_recognising_on_a_thread_reads_the_same_lines(overlays):
+    """Readings settled frames after their lines were found (the recogniser busy on a thread of its
+    own) give the lines, texts and spans of reading each frame's new lines at once."""
+    from staragent.models.ocr import RapidOcrReader
+
+    video, drawn, _ = overlays
+    settings = load_settings(progress=False)
+    reader = RapidOcrReader(settings.index.ocr_min_score, settings.index.ocr_min_height)
+    at_once = _lines(video, reader, settings)
+    assert {o.text.replace(" ", "") for o in drawn} <= {text.replace(" ", "") for text, _, _ in at_once}
+    with ThreadPoolExecutor(max_workers=1) as recogniser:
+        assert _lines(video, _SlowReader(reader, delay=0.3), settings, recognise_on=recogniser) == at_once
 
 
 def test_readings_of_one_line_are_merged():

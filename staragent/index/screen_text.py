@@ -18,12 +18,19 @@ Frames come about once a second. Most of the work is deciding cheaply what is ne
 
 Each line keeps the time it was first seen (``start``) and the time of the first examined frame
 it was gone from (``end``), so both are accurate to one sampling step.
+
+Recognition can run on a thread of its own (``recognise_on``) while the next frames are compared and
+detected: a new line is followed by its look at once, and its reading is settled (it starts a line,
+or continues one that was there a moment ago) when the recogniser returns, in the order the frames
+came. The lines read are the same either way.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +53,7 @@ SAME_TEXT = 0.8  # similarity of two readings (letters and digits only, 1 - edit
 SCROLL_LINES = 6  # a line moves at most this many of its heights from one sampled frame to the next
 LONE_SIGN_SCORE = 0.9  # a one-character reading is kept only this sure
 REOPEN_STEPS = 2.5  # a line gone for fewer sampling steps than this and read again continues
+PENDING_FRAMES = 4  # frames whose new lines may wait for the recogniser at once (each holds its full picture)
 
 
 def text_key(text: str) -> str:
@@ -177,16 +185,36 @@ def _window(grey: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
     return cv2.copyMakeBorder(inside, top, bottom, left, right, cv2.BORDER_REPLICATE) if top or left or bottom or right else inside
 
 
-@dataclass
+@dataclass(eq=False)
 class _Track:
     text: str | None
-    """None: a box the recogniser could not read; it is followed so that it is not read again"""
+    """None: a box the recogniser could not read (or has not read yet); it is followed so that it is
+    not read again"""
     score: float
     box: list[float]  # where the line was read, as fractions of the frame
     quad: np.ndarray  # where it is now, in pixels
     look: _Look
     start: float
     end: float | None = None
+    became: _Track | None = None
+    """the line this one turned out to continue once it was read (it lives on as that one)"""
+
+    def now(self) -> _Track:
+        track = self
+        while track.became is not None:
+            track = track.became
+        return track
+
+
+@dataclass
+class _Unread:
+    """The new lines of one frame, waiting for the recogniser."""
+
+    time: float
+    quads: list[np.ndarray]  # where the lines were
+    tracks: list[_Track]  # followed by their looks meanwhile
+    waiting: list[_Track]  # lines in the frame's bands that their looks did not find: closed at ``time``, unless a reading continues one
+    readings: Future
 
 
 @dataclass
@@ -209,11 +237,15 @@ class TextTracker:
     -> [(text, score)]``; detection runs on frames scaled to at most ``detect_width`` pixels wide.
     """
 
-    def __init__(self, reader, *, step: float, detect_width: int, min_score: float):
+    def __init__(self, reader, *, step: float, detect_width: int, min_score: float, recognise_on: Executor | None = None):
         self.reader = reader
         self.step = step
         self.detect_width = detect_width
         self.min_score = min_score
+        self.recognise_on = recognise_on
+        """where new lines are recognised (a one-thread pool: a second core reads while this one
+        detects); None: right away, in ``feed``"""
+        self._unread: deque[_Unread] = deque()
         self.open: list[_Track] = []
         self.closed: list[_Track] = []
         self.reference: np.ndarray | None = None
@@ -308,7 +340,9 @@ class TextTracker:
         grey = cv2.cvtColor(full, cv2.COLOR_RGB2GRAY)
         quads = self._detect(full, bands)
 
-        inside = [t for t in self.open if any(_overlaps(t.quad, a, b) for a, b in bands)]  # the others stay
+        # the others stay; taken in reading order, so that which line a look goes to never depends on
+        # when a reading came back (the order of ``open`` does)
+        inside = sorted((t for t in self.open if any(_overlaps(t.quad, a, b) for a, b in bands)), key=_where)
         # same look, wherever it moved: the same line, no need to read it again
         pairs = []
         for ti, track in enumerate(inside):
@@ -326,37 +360,64 @@ class TextTracker:
             matched_quads.add(qi)
             inside[ti].quad, inside[ti].look = quads[qi], there
         new = [q for i, q in enumerate(quads) if i not in matched_quads]
-        readings = self.reader.recognize(full, new) if new else []
-        self.stats.recognised += len(new)
         waiting = [t for i, t in enumerate(inside) if i not in matched_tracks]
-        for quad, (text, score) in zip(new, readings):
-            self._place(time, quad, text, score, grey, waiting)
-        for track in waiting:  # in the band, neither seen again nor read again: gone
+        for track in waiting:  # in the band and not seen again: gone, unless a reading continues it
             self._close(track, time)
+        if new:
+            self.stats.recognised += len(new)
+            tracks = [self._follow(time, quad, grey) for quad in new]
+            self._unread.append(_Unread(time, new, tracks, waiting, self._recognise(full, new)))
+        self._settle(wait=len(self._unread) > PENDING_FRAMES)
 
-    def _place(self, time: float, quad: np.ndarray, text: str, score: float, grey: np.ndarray, waiting: list[_Track]) -> None:
-        look = _Look.of_quad(grey, quad)
-        # a lone sign is most often an icon taken for a letter: it has to be read with confidence
-        readable = bool(text.strip()) and score >= (self.min_score if len(text_key(text)) > 1 else max(self.min_score, LONE_SIGN_SCORE))
-        if readable:
-            recent = [t for t in self.closed if t.text is not None and time - t.end < REOPEN_STEPS * self.step]
-            for track in [t for t in waiting if t.text is not None] + recent[::-1]:
-                if (same_text(track.text, text) or part_of(track.text, text)) and self._related(track.quad, quad):
-                    track.text, track.score = better_reading((track.text, track.score), (text, score))
-                    track.quad, track.look = quad, look
-                    if track in waiting:
-                        waiting.remove(track)
-                    else:
-                        self.closed.remove(track)
-                        track.end = None
-                        self.open.append(track)
-                    return
+    def _recognise(self, image: np.ndarray, quads: list[np.ndarray]) -> Future:
+        if self.recognise_on is not None:
+            return self.recognise_on.submit(self.reader.recognize, image, quads)
+        done: Future = Future()
+        done.set_result(self.reader.recognize(image, quads))
+        return done
+
+    def _settle(self, wait: bool = False) -> None:
+        """Take in the readings that are back, oldest frame first (a reading may continue a line
+        only once the frames before it are settled); with ``wait``, wait for the oldest."""
+        while self._unread and (wait or self._unread[0].readings.done()):
+            unread = self._unread.popleft()
+            for quad, track, (text, score) in zip(unread.quads, unread.tracks, unread.readings.result()):
+                self._read(unread.time, quad, track, text, score, [t.now() for t in unread.waiting])
+            wait = False
+
+    def _follow(self, time: float, quad: np.ndarray, grey: np.ndarray) -> _Track:
+        """A new line, followed by its look from now on; its text comes with its reading."""
         box = [
             round(float(quad[:, 0].min()) / self._width, 4), round(float(quad[:, 1].min()) / self._height, 4),
             round(float(quad[:, 0].max()) / self._width, 4), round(float(quad[:, 1].max()) / self._height, 4),
         ]
-        box = [min(1.0, max(0.0, v)) for v in box]
-        self.open.append(_Track(text if readable else None, score, box, quad, look, start=time))
+        track = _Track(None, 0.0, [min(1.0, max(0.0, v)) for v in box], quad, _Look.of_quad(grey, quad), start=time)
+        self.open.append(track)
+        return track
+
+    def _read(self, time: float, quad: np.ndarray, track: _Track, text: str, score: float, waiting: list[_Track]) -> None:
+        """The reading of a line that was new at ``time`` in ``quad``: it continues a line that was there a
+        moment before (one ``waiting`` in its band, or one closed recently) and has the same or part
+        of its text, or else it is a line of its own."""
+        track.score = score
+        # a lone sign is most often an icon taken for a letter: it has to be read with confidence
+        if not text.strip() or score < (self.min_score if len(text_key(text)) > 1 else max(self.min_score, LONE_SIGN_SCORE)):
+            return
+        # lines gone by ``time`` (one that a reading of this frame continued already is not)
+        recent = [t for t in self.closed if t.text is not None and t.end <= time and time - t.end < REOPEN_STEPS * self.step]
+        recent.sort(key=lambda t: (-t.end, _where(t)))  # the latest gone first
+        for earlier in [t for t in waiting if t.text is not None and t.end is not None and t.end <= time] + recent:
+            if earlier is not track and (same_text(earlier.text, text) or part_of(earlier.text, text)) and self._related(earlier.quad, quad):
+                earlier.text, earlier.score = better_reading((earlier.text, earlier.score), (text, score))
+                # the earlier line lives on where the new one has been followed to since
+                earlier.quad, earlier.look, earlier.end = track.quad, track.look, track.end
+                (self.open if track.end is None else self.closed).remove(track)
+                if track.end is None:
+                    self.closed.remove(earlier)
+                    self.open.append(earlier)
+                track.became = earlier
+                return
+        track.text = text
 
     def _related(self, before: np.ndarray, now: np.ndarray) -> bool:
         """Two boxes that can hold one line a moment apart: on the same row (a flicker, a line
@@ -379,6 +440,8 @@ class TextTracker:
     def finish(self, time: float) -> tuple[list[OcrLine], dict]:
         """Every line read, the ones still on screen ending at ``time``, ordered by when they
         appeared and then top to bottom; and the work it took."""
+        while self._unread:
+            self._settle(wait=True)
         for track in list(self.open):
             self._close(track, time)
         lines = [
@@ -386,7 +449,12 @@ class TextTracker:
             for t in self.closed
             if t.text is not None
         ]
-        return sorted(lines, key=lambda line: (line.start, round(line.box[1] * 40), line.box[0])), vars(self.stats)
+        return sorted(lines, key=lambda line: (line.start, round(line.box[1] * 40), line.box[0], line.box[1], line.text)), vars(self.stats)
+
+
+def _where(track: _Track) -> tuple[float, float]:
+    """Where a line is now, top to bottom and then left to right."""
+    return float(track.quad[:, 1].min()), float(track.quad[:, 0].min())
 
 
 def _overlaps(quad: np.ndarray, top: float, bottom: float) -> bool:

@@ -493,6 +493,8 @@ def run_ocr(ctx: BuildContext) -> dict:
     """Every line of text on screen with its own span (see ``screen_text``): frames sampled at
     ``ocr_fps`` (from the pass shared with the video lane when both run), only what changed is
     detected, only new lines are recognised."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import cv2
 
     from ..errors import BuildCancelled
@@ -506,10 +508,14 @@ def run_ocr(ctx: BuildContext) -> dict:
     pieces = list(zip(bounds, bounds[1:]))
     feed = FrameFeed(ctx.video, s.ocr_fps, s.decode_nonref, threads=lane_threads(ctx.settings.models.cpu_threads), shared=ctx.frame_pass)
 
+    # new lines are recognised on a thread of their own while the next frames are detected: the
+    # two models take turns on one core otherwise, and the text lane is the index's longest
+    recogniser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocr-recognise")
+
     def read(piece: tuple[float, float]) -> dict:
         # each piece is followed from scratch, so that a resumed build reads exactly what an
         # uninterrupted one does; what stays on screen across a boundary is read again there
-        tracker = TextTracker(reader, step=1.0 / s.ocr_fps, detect_width=s.ocr_detect_width, min_score=s.ocr_min_score)
+        tracker = TextTracker(reader, step=1.0 / s.ocr_fps, detect_width=s.ocr_detect_width, min_score=s.ocr_min_score, recognise_on=recogniser)
         for frame in feed.between(*piece):
             if ctx.progress.cancel.is_set():  # another stage failed: stop now, not at the end of the piece
                 raise BuildCancelled("the build was cancelled")
@@ -521,6 +527,7 @@ def run_ocr(ctx: BuildContext) -> dict:
         results = _checkpointed(ctx, "ocr", pieces, read, desc="ocr", unit=f"×{length:.0f} s")
     finally:
         feed.close()
+        recogniser.shutdown(cancel_futures=True)
     stats = TrackerStats()
     for result in results:
         stats.add(result["stats"])
@@ -790,8 +797,9 @@ STAGES: tuple[Stage, ...] = (
     # version 2: sound events (label, times, confidence) merged over consecutive windows
     Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=2),
     Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=3),
-    # version 5: a pass of its own over frames sampled at ocr_fps; each line with its own span
-    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=5),
+    # version 5: a pass of its own over frames sampled at ocr_fps; each line with its own span;
+    # 6: lines matched in reading order (recognition on a thread of its own)
+    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=6),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
     # version 4: OCR lines carry their own spans; sound events with times
