@@ -861,3 +861,24 @@ def test_a_plain_word_beside_a_line_is_no_label_for_it():
     )
     labels = labelled(lines, boxes)
     assert label_text(labels, lines[1]) == "" and label_text(labels, lines[3]) == "Brightness"
+
+
+def test_what_appears_first_is_the_earliest_text_not_a_line_sharing_a_word():
+    assert analyse("Which text is shown last?").position == "end" and analyse("What appears first in the movie?").position == "start"
+    world = [line("extract_scene_text", "ocr", 18, 24, "NORTHWIND PICTURES PRESENTS"), line("extract_scene_text", "ocr", 40, 46, "A Quiet Harbour"),
+             line("extract_scene_text", "ocr", 540, 548, "Filmset Services Ltd")]
+    final = _converse("What text appears first in the film?", world, [_hit(540.0, 548.0, world[2])])
+    assert "NORTHWIND" in final.content and "Filmset" not in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_the_lyrics_of_a_song_nobody_sings_are_reported_as_absent():
+    world = [line("extract_scene_text", "ocr", 500, 510, "Original music by Ines Varga"), heard(0, 590, "Music", 0.8)]
+    final = _converse("What are the lyrics of the song in the film?", world, [_hit(500.0, 510.0, world[0])])
+    assert re.search(r"\bno (?:speech|words|lyrics|singing)\b|nothing is (?:said|sung)", final.content, re.I), final.content
+    assert "Ines Varga" not in final.content
+
+
+def test_before_a_pronoun_for_the_subject_is_a_place_not_a_time():
+    assert analyse("What did they have before them?").relation is None
+    assert analyse("Who reads before him?").relation == "before"
+    assert analyse("What is shown before the credits?").relation == "before"

@@ -29,7 +29,9 @@ from ....words import NUMBER_WORDS
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
                 "state", "stated", "quote", "claim", "claimed", "urge", "urges", "urged", "words", "line", "lines",
-                "sentence", "recite", "recited"}
+                "sentence", "recite", "recited", "lyrics", "lyric", "sung"}
+SUNG_WORDS = {"lyrics", "lyric", "sung"}
+"""the words of a song are what is heard sung: speech, whatever "song" says about sounds"""
 OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", "sign", "caption", "captions", "displayed",
              "display", "shown", "title", "titles", "label", "banner", "poster", "board", "headline", "onscreen",
              "on-screen", "printed", "chart", "table", "card", "credits", "credited", "credit", "typed", "type",
@@ -119,14 +121,16 @@ _BACK = re.compile(
     r"\b(?:after|before|about|of|at|from|like) (?:that|this)\b|^\s*(?:and|also|then|so|what about|how about)\b|\bwhich one\b|\bthe same\b|\bthen\s*\??$",
     re.I,
 )
+_COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written)|comes? up|came up)\s+{}\b"
+"""something that comes first (or last): "what text appears first?" places the question at the start"""
 _POSITION_START = re.compile(
     r"\b(?:at|in|near|from|towards?)\s+the\s+(?:very\s+)?(?:start|beginning|outset|opening)\b(?!\s+of\b)|\bopening\b|\bopens?\s+the\s+(?:video|film|clip|show)\b|"
-    r"\b(?:starts?|begins?)\s+the\s+(?:video|film|clip)\b|\bfirst\s+(?:" + _PART + r"|thing)\b|\bintro(?:duction)?\b",
+    r"\b(?:starts?|begins?)\s+the\s+(?:video|film|clip)\b|\bfirst\s+(?:" + _PART + r"|thing)\b|\bintro(?:duction)?\b|" + _COMES.format("first"),
     re.I,
 )
 _POSITION_END = re.compile(
     r"\b(?:at|in|near|towards?)\s+the\s+(?:very\s+)?(?:end|close|finish)\b(?!\s+of\s+(?!the\s+(?:video|film|clip|movie)\b))|\bclosing\b|\bend credits\b|\b(?:last|final)\s+(?:" + _PART + r"|thing|words?)\b|"
-    r"\bends?\s+the\s+(?:video|film|clip)\b|\boutro\b",
+    r"\bends?\s+the\s+(?:video|film|clip)\b|\boutro\b|" + _COMES.format("last"),
     re.I,
 )
 _SCOPE_PATTERNS = (
@@ -347,6 +351,7 @@ _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode ser
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
+_IN_THE_VIDEO = re.compile(r"\b(?:in|throughout|during) (?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
 _NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
 _WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
     r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
@@ -625,6 +630,18 @@ def _scope(text: str, quoted: list[str]) -> str | None:
     return None
 
 
+_SUBJECT_OF = {"them": "they", "us": "we", "me": "i", "him": "he", "her": "she", "you": "you", "themselves": "they", "himself": "he",
+               "herself": "she", "ourselves": "we", "myself": "i", "yourself": "you"}
+
+
+def _in_front_of(text: str, m: re.Match) -> bool:
+    """"What did they have before them?": "before" a pronoun for the clause's own subject is a
+    place (in front of them), not a time; "who spoke before him?" is a time."""
+    what = m["what"].strip().lower()
+    subject = _SUBJECT_OF.get(re.sub(r"[^a-z]", "", what.split()[0]) if what else "")
+    return m["rel"].lower() == "before" and subject is not None and re.search(rf"\b{subject}\b", text[: m.start()], re.I) is not None
+
+
 def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool]:
     """``(after|before, relative to what, (between a, b), whether that is named as something said)``."""
     if operation == "discount" or re.search(r"\bhow (?:long|much time|many (?:seconds|minutes))\b", lower):
@@ -633,7 +650,9 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
         a, b = _strip(m["a"]), _strip(m["b"])
         if not re.match(r"^\d", a):  # "between 1:00 and 1:30" is a clock range, read elsewhere
             return None, None, (a, b), False
-    if m := _RELATIVE.search(text):
+    if (m := _RELATIVE.search(text)) and _in_front_of(text, m):
+        return None, None, None, False
+    if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)$", "", _strip(m["what"]), flags=re.I)
@@ -661,6 +680,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         bare = bare.replace(q, " ")
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
     text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
+    text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "what appears first in the film?": the film is everywhere
     lower, bare_lower = text.lower(), bare.lower()
     words = set(re.findall(r"[a-z'-]+", bare_lower))
     keywords = content_words(text_for_topic)
@@ -669,7 +689,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         wants.add("speech")
     if (words & OCR_WORDS or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
-    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD:
+    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
