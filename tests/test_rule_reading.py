@@ -882,3 +882,19 @@ def test_before_a_pronoun_for_the_subject_is_a_place_not_a_time():
     assert analyse("What did they have before them?").relation is None
     assert analyse("Who reads before him?").relation == "before"
     assert analyse("What is shown before the credits?").relation == "before"
+
+
+def test_a_part_named_by_its_place_in_the_order_is_counted_from_the_titles_on_screen():
+    assert analyse("Summarise the third reading.").ordinal == 3 and analyse("Who reads first?").ordinal is None
+    world = [line("extract_scene_text", "ocr", 0, 50, "Evening Tide - Mara Solberg"), line("transcribe_speech", "speech", 5, 45, "The gulls go quiet at dusk."),
+             line("extract_scene_text", "ocr", 56, 120, "The Lantern Road - Tomas Eklund"), line("extract_scene_text", "ocr", 56, 120, "Read by volunteers"),
+             line("transcribe_speech", "speech", 60, 115, "We walked until the lanterns failed."),
+             line("extract_scene_text", "ocr", 126, 200, "Salt and Iron - Vera Lind"), line("transcribe_speech", "speech", 130, 195, "Iron remembers the sea."),
+             line("extract_scene_text", "ocr", 150, 152, "Chapter One")]  # a line shown briefly marks no part of its own
+    hits = [_hit(0.0, 50.0, world[0]), _hit(126.0, 200.0, world[5])]
+    final = _converse("Who wrote the second text that is read?", world, hits)
+    assert "Tomas Eklund" in final.content and "Mara Solberg" not in final.content, final.content
+    third = _converse("When does the third reading start?", world, hits)
+    assert re.search(r"\b2:06\b", third.content), third.content
+    missing = _converse("Who wrote the fifth text that is read?", world, hits)
+    assert not any(name in missing.content for name in ("Tomas Eklund", "Vera Lind")), missing.content

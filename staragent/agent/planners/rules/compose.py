@@ -17,7 +17,16 @@ from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
-from .focus import Span, contiguous, lines_read, named_by_kind, named_spans, ranges_read, standout_span
+from .focus import (
+    Span,
+    contiguous,
+    lines_read,
+    named_by_kind,
+    named_spans,
+    parts_shown,
+    ranges_read,
+    standout_span,
+)
 from .intents import intent_answer
 from .layout import boxes_of, place_tokens
 from .question import TYPE_WORDS, URL_WORDS, Question
@@ -401,6 +410,13 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
     return None
 
 
+def _too_few_parts(q: Question, parts: list[Span]) -> str:
+    """For "the fifth reading" in a video whose on-screen titles mark fewer parts."""
+    found = ", ".join(format_range(a, b) for a, b in parts) or "none"
+    return (f"I could not find part {q.ordinal} of the video: its on-screen titles mark {len(parts)} "
+            f"part{'s' if len(parts) != 1 else ''} ({found}), so there is no such part to answer from.")
+
+
 def _nothing_said(turn: Turn) -> str | None:
     """For a question about what is said: that nothing is, when no speech was found anywhere read."""
     q = turn.question
@@ -560,6 +576,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     focus = named_spans(turn) or None
     if q.visual_only and offline_visual:
         return _visual_refusal(turn)
+    if q.ordinal and focus is None and len(parts := parts_shown(turn)) < q.ordinal:
+        return _too_few_parts(q, parts), []
     if q.overview:
         return _overview(turn, focus)
     if q.count == "names" and (counted := _count_names(turn, focus)):

@@ -191,6 +191,35 @@ def own_words_found(turn: Turn) -> bool:
                               for m in hits[0].get("evidence") or [])
 
 
+PART_MIN_S = 8.0
+"""on-screen text that stays this long marks a part of the video (a title card over a reading, a slide)"""
+
+
+def parts_shown(turn: Turn) -> list[Span]:
+    """The parts of the video, in order, as its on-screen text marks them: each run of lines that
+    stay on screen a while (a title and the lines shown with it), read this turn."""
+    spans = sorted((float(x["start"]), float(x["end"])) for x in lines_read(turn) if float(x["end"]) - float(x["start"]) >= PART_MIN_S)
+    parts: list[list[float]] = []
+    for a, b in spans:
+        if parts and a < parts[-1][1] - 0.5:  # overlaps the part before: shown with it
+            parts[-1][1] = max(parts[-1][1], b)
+        else:
+            parts.append([a, b])
+    return [(a, b) for a, b in parts]
+
+
+def _counted_part(turn: Turn) -> list[Span] | None:
+    """For "the third reading": the whole video is read first (up to ``MAX_READ``), then its parts
+    are counted; [] when it has fewer."""
+    whole = (0.0, min(turn.duration, MAX_READ)) if turn.duration else None
+    if whole is None:
+        return None
+    if not covered(whole, ranges_read(turn).get(TEXT, [])):
+        return [whole]
+    parts = parts_shown(turn)
+    return [parts[turn.question.ordinal - 1]] if len(parts) >= turn.question.ordinal else []
+
+
 def named_spans(turn: Turn) -> list[Span] | None:
     """The stretches the question itself points at, or None when it points at none (then search
     says where to look). An empty list: it points somewhere that could not be found."""
@@ -210,6 +239,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
         if q.relation_to in q.quoted:  # the quoted words and what follows (or precedes) them, read together
             return [clip((base[0], base[1] + WIDTH) if q.relation == "after" else (base[0] - WIDTH, base[1]), duration)]
         return [shift(base, q.relation, duration)]
+    if q.ordinal:
+        return _counted_part(turn)
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)

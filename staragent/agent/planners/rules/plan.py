@@ -98,7 +98,7 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
             if own := own_query(turn):
                 calls.append(call(SEARCH, query=own, k=PART_K, **written))
     spans = named_spans(turn)
-    if q.overview and not part_queries(q):
+    if q.overview and not part_queries(q) and not q.ordinal:  # a counted part is summarised once the parts are known
         whole = spans or ([(0.0, turn.duration)] if turn.duration else [])
         if SUMMARY in tools and whole:
             return calls + [call(SUMMARY, timestamp=clock_range(*whole[0]), length=q.summary_length)]

@@ -121,6 +121,10 @@ _BACK = re.compile(
     r"\b(?:after|before|about|of|at|from|like) (?:that|this)\b|^\s*(?:and|also|then|so|what about|how about)\b|\bwhich one\b|\bthe same\b|\bthen\s*\??$",
     re.I,
 )
+_ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "2nd": 2, "3rd": 3, "4th": 4,
+             "5th": 5, "6th": 6, "7th": 7, "8th": 8}
+_ORDINAL = re.compile(r"\b(?P<n>" + "|".join(_ORDINALS) + r")\s+(?:[a-z]+\s+)?(?:" + _PART + r"|text|book|work)\b(?:\s+(?:that|which)\s+(?:is|was|gets)\s+(?:read|shown|played|heard))?", re.I)
+"""a part of the video by its place in the order of parts ("the second text that is read")"""
 _COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written)|comes? up|came up)\s+{}\b"
 """something that comes first (or last): "what text appears first?" places the question at the start"""
 _POSITION_START = re.compile(
@@ -238,6 +242,7 @@ class Question:
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
     addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
     words_at: str | None = None  # start | end: "how does the passage begin?", "what are its last words?"
+    ordinal: int | None = None  # "the third reading": the video's parts counted in order (2 and on; first and last are positions)
     intent: Intent | None = None
 
     @property
@@ -761,6 +766,9 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if besides := _BESIDES.search(bare):
         question.besides = besides[1].strip()
     question.asks_a_question = bool(_ASKS_A_QUESTION.search(bare))
+    if counted := _ORDINAL.search(bare):
+        question.ordinal, question.keywords = _ORDINALS[counted["n"].lower()], _without(question.keywords, counted[0])
+        question.scope = None  # the part is found by its place in the order, not by its words
     if ordered := _ORDER.search(bare):
         question.order = "earliest" if ordered["early"] else "latest"
         question.keywords = _without(question.keywords, ordered[0])
