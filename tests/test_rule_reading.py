@@ -898,3 +898,17 @@ def test_a_part_named_by_its_place_in_the_order_is_counted_from_the_titles_on_sc
     assert re.search(r"\b2:06\b", third.content), third.content
     missing = _converse("Who wrote the fifth text that is read?", world, hits)
     assert not any(name in missing.content for name in ("Tomas Eklund", "Vera Lind")), missing.content
+
+
+def test_an_aspect_ratio_is_read_off_the_screen_not_computed():
+    assert analyse("What is the ratio of the two prices?").operation == "/"
+    assert analyse("What aspect ratio does the 1440 by 900 mode have?").operation is None  # nothing to divide
+    world = [line("extract_scene_text", "ocr", 4, 6, "1440 x 900 (16:10)"), line("extract_scene_text", "ocr", 9, 27, "1920 × 1440 (4:3)")]
+    final = _converse("What aspect ratio does the 1440 by 900 mode have?", world, [_hit(4.0, 27.0, *world)])
+    assert "16:10" in final.content and not re.search(r"\d\.\d", final.content), final.content
+
+
+def test_what_a_note_on_screen_warns_about_is_the_note():
+    world = [line("extract_scene_text", "ocr", 4, 36, "Notice: may shorten battery life"), line("extract_scene_text", "ocr", 0, 40, "Power Settings")]
+    final = _converse("What does the notice warn about?", world, [_hit(0.0, 40.0, world[1])])
+    assert "battery life" in final.content and not says_nothing_found(final.content), final.content

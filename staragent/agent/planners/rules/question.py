@@ -29,7 +29,7 @@ from ....words import NUMBER_WORDS
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
                 "state", "stated", "quote", "claim", "claimed", "urge", "urges", "urged", "words", "line", "lines",
-                "sentence", "recite", "recited", "lyrics", "lyric", "sung"}
+                "sentence", "recite", "recited", "lyrics", "lyric", "sung", "warn", "warns", "warned"}
 SUNG_WORDS = {"lyrics", "lyric", "sung"}
 """the words of a song are what is heard sung: speech, whatever "song" says about sounds"""
 OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", "sign", "caption", "captions", "displayed",
@@ -418,6 +418,8 @@ def _operation(lower: str) -> str | None:
             if re.search(rf"\b{re.escape(phrase)}\b", lower):
                 if phrase == "times" and not _MULTIPLIED.search(lower):
                     continue  # "the best of times", "how many times": no product asked for
+                if phrase == "ratio" and re.search(r"\b(?:aspect|compression|contrast)\s+ratio\b", lower):
+                    continue  # a named property of a picture or a file, read off the video, not a division
                 if op == "+" and phrase == "both" and not re.search(r"\b(cost|price|total|together)\b", lower):
                     continue
                 return op
