@@ -64,6 +64,8 @@ MIN_GLUED = 6  # OCR glues short pairs too: "Latefee", "Doorsopen"
 MIN_PIECE = 4  # three-letter dictionary entries ("mar", "esh") split names into noise...
 MIN_SHORT_PIECE = 3  # ...so a three-letter piece is allowed only beside one long word: "late|fee"
 MIN_NAME_GLUED = 10  # a name glued to a word ("Marrakeshwarehouse") is looked for in long tokens only
+GLUE_WORDS = frozenset({"the", "and", "for", "of", "by"})
+"""short words that a longer glued run holds anywhere ("WITHTHEFINANCIALSUPPORT", "PRODUCEDBY")"""
 
 
 @functools.lru_cache(maxsize=1)
@@ -111,9 +113,10 @@ def split_glued(word: str) -> tuple[str, ...]:
     n = len(lower)
     best: list[tuple[int, int] | None] = [None] * (n + 1)  # (pieces, start of last piece)
     best[0] = (0, 0)
-    for end in range(MIN_PIECE, n + 1):
-        for start in range(0, end - MIN_PIECE + 1):
-            if best[start] is not None and lower[start:end] in vocab:
+    for end in range(2, n + 1):
+        for start in range(0, end - 1):
+            piece = lower[start:end]
+            if best[start] is not None and (len(piece) >= MIN_PIECE and piece in vocab or piece in GLUE_WORDS):
                 candidate = (best[start][0] + 1, start)
                 if best[end] is None or candidate[0] < best[end][0]:
                     best[end] = candidate

@@ -80,6 +80,10 @@ def test_words_ocr_glued_together_are_found_by_their_parts():
     assert {"late", "fee"} <= set(tokenize("Latefee: 15EUR"))
     assert {"14", "march", "2025"} <= set(tokenize("Deadline: 14March2025"))
     assert tokenize("Kestrel") == ["kestrel"]  # a name the dictionary lacks is not cut into noise
+    # a run of a credits heading, short words and all: its words are found, "the" and "with" are no search words
+    glued = set(tokenize("MADE POSSIBLE WITHTHEGENEROUSSUPPORTOF"))
+    assert set(tokenize("generous support")) <= glued and not glued & {"the", "of"}
+    assert tokenize("Theodore Byron") == tokenize("theodore") + tokenize("byron")  # names that begin like those words stay whole
 
 
 # ---------------------------------------------------------------- planning and answering

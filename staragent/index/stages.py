@@ -805,8 +805,9 @@ STAGES: tuple[Stage, ...] = (
     # version 4: OCR lines carry their own spans; sound events with times
     Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=4),
     # version 5: Snowball stemming, and short glued words split ("Latefee"); 6: British spellings read as
-    # American ones, agent nouns also counted as their verbs ("Director" ~ "directed")
-    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=6),
+    # American ones, agent nouns also counted as their verbs ("Director" ~ "directed"); 7: glued runs split
+    # around short function words ("THEFINANCIALSUPPORT")
+    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=7),
     Stage("text_vectors", ("segments",), ("text_vectors",), _text_vector_params, run_text_vectors, role="text_embedder"),
 )
 

@@ -50,7 +50,7 @@ def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
         if (base := doer_base(token)) and _stem(base) != tokens[-1]:  # "director" also counts as "direct"
             tokens.append(_stem(base))
         # "denverwarehouse" (OCR lost a space) also counts as "denver" and "warehouse"
-        tokens.extend(_stem(piece) for piece in glued_pieces(token))
+        tokens.extend(_stem(piece) for piece in glued_pieces(token) if keep_stopwords or piece.lower() not in STOPWORDS)
     return tokens
 
 

@@ -66,7 +66,7 @@ OPERATION_WORDS = {
 }
 FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "right", "just", "immediately", "after",
                 "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears",
-                "point", "moment", "according", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
+                "point", "moment", "according", "whose", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
                 "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
                 "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe"}
@@ -356,7 +356,7 @@ _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode ser
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
-_IN_THE_VIDEO = re.compile(r"\b(?:in|throughout|during) (?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
+_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
 _NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
 _WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
     r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
@@ -687,7 +687,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         bare = bare.replace(q, " ")
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
     text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
-    text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "what appears first in the film?": the film is everywhere
+    text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
     lower, bare_lower = text.lower(), bare.lower()
     words = set(re.findall(r"[a-z'-]+", bare_lower))
     keywords = content_words(text_for_topic)
