@@ -916,3 +916,77 @@ def test_what_a_note_on_screen_warns_about_is_the_note():
     world = [line("extract_scene_text", "ocr", 4, 36, "Notice: may shorten battery life"), line("extract_scene_text", "ocr", 0, 40, "Power Settings")]
     final = _converse("What does the notice warn about?", world, [_hit(0.0, 40.0, world[1])])
     assert "battery life" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_the_opening_of_a_named_part_is_looked_for_in_that_part_and_function_words_can_carry_a_question():
+    said = ["It was the hour of rest.", "It was the hour of toil.", "We had the sea before us.", "We had the town behind us."]
+    world = [line("extract_scene_text", "ocr", 0, 50, "Evening Prayer - Ada Brennan"),
+             line("transcribe_speech", "speech", 2, 9, "The lamp is lit and the day is done."),
+             line("extract_scene_text", "ocr", 60, 110, "The Harbour - Tom Kessel")]
+    world += [line("transcribe_speech", "speech", 62 + 5 * i, 66 + 5 * i, text) for i, text in enumerate(said)]
+    hits = [_hit(60.0, 110.0, world[2])]
+    # "the Kessel opening" is the start of Kessel's part, not of the video
+    final = _converse("What hour is paired with toil in the Kessel opening?", world, hits)
+    assert "hour of rest" in final.content and "lamp is lit" not in final.content, final.content
+    # nothing but "had" and "before" says what is asked
+    final = _converse("What did they have before them, according to Kessel?", world, hits)
+    assert "sea before us" in final.content, final.content
+
+
+def test_who_a_spoken_he_is_comes_from_the_name_said_before_it():
+    world = [line("transcribe_speech", "speech", 100, 106, "Mr. Edgar Holm had then time to think about the house."),
+             line("transcribe_speech", "speech", 107, 110, "He was not an unkind man."),
+             line("transcribe_speech", "speech", 111, 116, "Unless to be rather vain and idle is to be unkind.")]
+    final = _converse("Who is described as vain and idle?", world, [_hit(100.0, 116.0, *world)])
+    assert "Edgar Holm" in final.content and "vain and idle" in final.content, final.content
+
+
+def _titled_parts(*parts):
+    """A video of parts, each a title card over ``start``-``end`` with one line said in it."""
+    world = []
+    for start, end, title, said in parts:
+        world += [line("extract_scene_text", "ocr", start, end, title), line("transcribe_speech", "speech", start + 10, start + 14, said)]
+    return world
+
+
+def test_a_thing_searched_by_a_general_word_is_read_where_a_kind_of_it_is_named_not_where_the_search_ranked_first():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                          (60, 110, "Harbour Days - Tom Kessel", "The boats came home at dusk."),
+                          (300, 340, "Commencement address - Ruth Alder, 1998", "Graduates, the world is waiting for you."))
+    # the search for "speech" ranks two readings (a voice, by meaning) above the address
+    hits = [_hit(0.0, 50.0, world[1]), _hit(60.0, 110.0, world[3]), _hit(300.0, 340.0, world[4])]
+    final = _converse("Whose speech is in the video?", world, hits)
+    assert "Ruth Alder" in final.content and "Clara Hood" not in final.content, final.content
+
+
+def test_a_role_worded_as_the_question_words_it_wins_over_the_same_role_worded_otherwise_in_scrolling_credits():
+    lines, boxes = _screen(
+        *CREDITS_CARD,
+        (504.0, 510.0, "ART DIRECTION", (0.33, 0.40, 0.67, 0.44)), (504.5, 513.0, "Tomas Berg", (0.35, 0.50, 0.66, 0.57)),
+    )
+    final = _converse("Who is listed as art director?", lines, [_hit(500.0, 515.0), _hit(465.0, 480.0)], boxes=boxes)
+    assert "JONAS VERHOEVEN" in final.content and "Tomas Berg" not in final.content, final.content
+
+
+def test_how_many_parts_a_video_has_is_counted_from_its_title_cards_and_whose_work_is_its_title_s_name():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                          (540, 595, "Harbour Days - Tom Kessel", "Captain Ned Harlow brought the boats home at dusk."))
+    world.append(line("extract_scene_text", "ocr", 112, 113, "1"))  # a flash between parts is no part
+    final = _converse("How many different readings are in the video?", world, [_hit(0.0, 50.0, world[0])])
+    assert re.search(r"\b(?:2|two)\b", final.content) and "Harbour Days" in final.content, final.content
+    # the last part's author is the name on its card, not a person named in what is read
+    final = _converse("Whose story is read last?", world, [_hit(540.0, 595.0, world[3]), _hit(0.0, 50.0, world[0])])
+    assert "Tom Kessel" in final.content and "Clara Hood" not in final.content, final.content
+
+
+def test_a_credit_for_music_is_read_on_screen_not_listened_for():
+    q = analyse("When is the music credit shown?")
+    assert q.wants == {"ocr"}
+    assert "audio" in analyse("When does the music start?").wants
+
+
+def test_before_an_action_named_without_its_object_is_the_first_state_not_a_moment_to_find():
+    q = analyse("What placeholder text is in the search field before typing?")
+    assert q.order == "earliest" and q.relation is None
+    q = analyse("What appears after typing the address?")  # the action's object is something to find
+    assert q.relation == "after" and q.order is None

@@ -18,6 +18,7 @@ from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
+    MAX_READ,
     Span,
     contiguous,
     lines_read,
@@ -32,6 +33,7 @@ from .layout import boxes_of, place_tokens
 from .question import TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
     MONTH_DAY,
+    NAME_CARRIES_S,
     Scored,
     beyond_question,
     has_type,
@@ -283,6 +285,24 @@ def _count_names(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Eviden
     return f"{len(names)} people are named there ({', '.join(names)}). " + " ".join(sentences(cited[:LISTED], turn.question)), cited[:LISTED]
 
 
+def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """How many parts the video has, as its on-screen titles mark them, each with its first title
+    line; it says so when only its first ``MAX_READ`` seconds were read."""
+    parts = parts_shown(turn)
+    if not parts:
+        return None
+    boxes = boxes_of(lines_read(turn))
+    titles = []
+    for a, b in parts:
+        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH and a - 0.5 <= e.start < b]
+        if shown:  # the first line up, and of lines shown together the one highest on the frame
+            titles.append(min(shown, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0)))
+    read_to = min(turn.duration, MAX_READ) if turn.duration else None
+    where = f" in its first {format_time(read_to)}" if read_to is not None and turn.duration and read_to < turn.duration else ""
+    listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in titles) if titles else ", ".join(format_range(a, b) for a, b in parts)
+    return (f"The video has {len(parts)} part{'s' * (len(parts) != 1)}{where}, as its on-screen titles mark them: {listed}."), titles
+
+
 def _count_quoted(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """How often the words the question quotes are said in what was read ("how many times does
     the passage say 'it was'?"): every occurrence, in the order of the lines."""
@@ -442,6 +462,16 @@ def _nothing_heard(turn: Turn) -> str | None:
     return "Nothing can be heard: the video has no audio track, so it has no sound, music or speech to report."
 
 
+def _named_before(turn: Turn, line: Evidence) -> Evidence | None:
+    """The last line said up to ``NAME_CARRIES_S`` before a spoken ``line`` that names a person: who
+    the "he" or "she" of ``line`` most likely is."""
+    if line.modality != "speech":
+        return None
+    said = [e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH
+            and line.start - NAME_CARRIES_S <= e.start < line.start and person_names(e.text)]
+    return max(said, key=lambda e: e.start, default=None)
+
+
 def _named_person(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """For a "who"/"whose" question none of whose words the video holds: the person it names most
     (longest on screen, or most often said), said as what it is, not as a match for the words."""
@@ -584,6 +614,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return counted
     if q.count == "mentions" and (counted := _count_mentions(turn)):
         return counted
+    if q.count == "parts" and (counted := _count_parts(turn)):
+        return counted
     if said := _nothing_said(turn) or _nothing_heard(turn):
         return said, []
     if q.addressee and (addressed := _addressed(turn, focus)):
@@ -611,6 +643,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         before = {e.key() for e in turn.previous_evidence} | {(e.modality, e.text) for e in turn.previous_evidence}
         others = [s.evidence for s in scored if s.evidence.key() not in before and (s.evidence.modality, s.evidence.text) not in before]
         cited = others[:3] or cited
+    if q.answer_type == "person" and cited and not any(has_type(beyond_question(e.text, q), "person") for e in cited):
+        cited = [*filter(None, [_named_before(turn, cited[0])]), *cited]  # "He was rather selfish": who "he" is
     if turn.steps and (missing_role := _role_missing(turn, cited)):
         return missing_role, cited[:1]
     if not cited and (named := _named_person(turn)) is not None:

@@ -109,14 +109,15 @@ def _kinds(query: str) -> set[str]:
 
 def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
     """``wanted`` with the thing the question asks about ("which flower ...", "is there a speech
-    ...") replaced, when no line read names it, by the kinds of it that lines read do name: a
+    ...", "whose speech ...") replaced, when no line read names it, by the kinds of it that lines read do name: a
     question says "a talk" where the video shows "Evening lecture", "which flower" where an
     orchid is mentioned. Other words, and a thing some line names, stay as they are."""
     q = turn.question
     read = [set(tokenize(e.text)) for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr")]
     seen = set().union(*read) if read else set()
     out = set(wanted)
-    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else []
+    # the thing asked for; or the one thing a question names ("whose speech is in the video?")
+    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else q.keywords if len(q.keywords) == 1 else []
     for word in asked:
         own = set(tokenize(word))
         if not own or not own <= wanted or matched(own, seen):
@@ -127,6 +128,18 @@ def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
     return out
 
 
+def naming_hits(hits: list[dict], query: str) -> tuple[list[dict], set[str]]:
+    """The search hits whose lines hold the words of ``query``, and those words; failing that, the
+    hits where a kind of the thing it names is named ("the poem": a title that says "Sonnet"; "whose
+    speech": "Inaugural address"), and the kind's words."""
+    tokens = set(tokenize(query))
+    named = [h for h in hits if any(matched(tokens, set(tokenize(m["text"]))) for m in h.get("evidence") or [])]
+    if not named and (kinds := _kinds(query)):
+        named = [h for h in hits if any(set(tokenize(m["text"])) & kinds for m in h.get("evidence") or [])]
+        tokens = kinds
+    return named, tokens
+
+
 def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     """Where the part of the video that ``query`` names is: the best hit of the search made for it,
     widened to the time the on-screen text that matched stays on screen (a title card, a slide), else
@@ -135,13 +148,8 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     hits = search_hits(turn, query)
     if not hits:
         return None
-    tokens = set(tokenize(query))
-    # the part is where its words are: a hit that holds none of them found something else; failing
-    # that, where a kind of the thing is named ("the poem": a title that says "Sonnet")
-    named = [h for h in hits if any(matched(tokens, set(tokenize(m["text"]))) for m in h.get("evidence") or [])]
-    if not named and (kinds := _kinds(query)):
-        named = [h for h in hits if any(set(tokenize(m["text"])) & kinds for m in h.get("evidence") or [])]
-        tokens = kinds
+    # the part is where its words are: a hit that holds none of them found something else
+    named, tokens = naming_hits(hits, query)
     if not named:
         return None
     hit = named[0]
@@ -241,6 +249,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
         return [shift(base, q.relation, duration)]
     if q.ordinal:
         return _counted_part(turn)
+    if q.count == "parts" and duration:  # "how many readings are there?": all of it is read, then its parts counted
+        return [(0.0, min(duration, MAX_READ))]
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)

@@ -26,7 +26,18 @@ from .conversation import (
     call,
     search_hits,
 )
-from .focus import MAX_READ, Span, clip, covered, named_spans, own_query, own_words_found, ranges_read, shift
+from .focus import (
+    MAX_READ,
+    Span,
+    clip,
+    covered,
+    named_spans,
+    naming_hits,
+    own_query,
+    own_words_found,
+    ranges_read,
+    shift,
+)
 from .intents import intent_calls
 from .question import NOT_HEARD, Question
 
@@ -144,7 +155,11 @@ def _hit_spans(turn: Turn) -> list[Span]:
     if own_words_found(turn):
         queries = [own_query(turn) or ""]  # the follow-up's own words are found as such: that is where its answer is
     for query in queries:
-        for hit in search_hits(turn, query)[:HITS_READ if not q.operands else 1]:
+        hits = search_hits(turn, query)
+        named, words = naming_hits(hits, query)
+        if named and words != set(tokenize(query)):  # no hit holds the word, some hold a kind of it: those first
+            hits = named + [h for h in hits if h not in named]
+        for hit in hits[:HITS_READ if not q.operands else 1]:
             span = hit_span(hit, query)
             if "audio" in q.wants and q.relation:
                 # "the sound after the narration about X": it may still fall within X's span

@@ -80,6 +80,7 @@ _GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part"
                   "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
                   "following", "earlier", "later", "current", "that", "this", "one"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
+_VOICE_TOKENS = frozenset(tokenize(" ".join(_VOICES - {"music", "sound", "sounds"})))
 # What a relation may point at without naming a particular part: "after the narration", "before the music".
 _GENRES = {"poem", "sonnet", "song", "speech", "address", "lecture", "interview", "story", "chapter", "keynote", "presentation", "demo",
            "episode", "verse", "track", "monologue"}
@@ -125,13 +126,15 @@ _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seve
              "5th": 5, "6th": 6, "7th": 7, "8th": 8}
 _ORDINAL = re.compile(r"\b(?P<n>" + "|".join(_ORDINALS) + r")\s+(?:[a-z]+\s+)?(?:" + _PART + r"|text|book|work)\b(?:\s+(?:that|which)\s+(?:is|was|gets)\s+(?:read|shown|played|heard))?", re.I)
 """a part of the video by its place in the order of parts ("the second text that is read")"""
-_COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written)|comes? up|came up)\s+{}\b"
+_COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written|read|played|sung|performed|presented)|comes? up|came up)\s+{}\b"
 """something that comes first (or last): "what text appears first?" places the question at the start"""
 _POSITION_START = re.compile(
     r"\b(?:at|in|near|from|towards?)\s+the\s+(?:very\s+)?(?:start|beginning|outset|opening)\b(?!\s+of\b)|\bopening\b|\bopens?\s+the\s+(?:video|film|clip|show)\b|"
     r"\b(?:starts?|begins?)\s+the\s+(?:video|film|clip)\b|\bfirst\s+(?:" + _PART + r"|thing)\b|\bintro(?:duction)?\b|" + _COMES.format("first"),
     re.I,
 )
+_NAMED_EDGE = re.compile(r"\b(?:the|its)\s+(?P<name>(?:[A-Z][\w'’.-]*\s+){1,3})(?P<edge>opening|beginning|intro|introduction|ending|close)\b")
+"""the edge of a named part ("the Dickens opening"): where in that part, not where in the video"""
 _POSITION_END = re.compile(
     r"\b(?:at|in|near|towards?)\s+the\s+(?:very\s+)?(?:end|close|finish)\b(?!\s+of\s+(?!the\s+(?:video|film|clip|movie)\b))|\bclosing\b|\bend credits\b|\b(?:last|final)\s+(?:" + _PART + r"|thing|words?)\b|"
     r"\bends?\s+the\s+(?:video|film|clip)\b|\boutro\b|" + _COMES.format("last"),
@@ -184,6 +187,9 @@ _OVERVIEW = re.compile(
 )
 _COUNT_NAMES = re.compile(r"\bhow many (?:people|persons|names|members|artists|speakers|contributors|credits)\b.*\b(?:named|listed|credited)\b|\bhow many names\b", re.I)
 _COUNT_MENTIONS = re.compile(r"\bhow (?:many times|often)\b.*\b(?:mention\w*|say|says|said|shown|appear\w*|heard|come up|comes up)\b", re.I)
+_COUNTED_PARTS = sorted(set(PART_NOUNS) - {"parts", "readings", "scene", "clip", "verse", "track"} | {"text", "work", "book", "title"}, key=len, reverse=True)
+_COUNT_PARTS = re.compile(r"\bhow many (?:different |separate |distinct )?(?:" + "|".join(_COUNTED_PARTS) + r")(?:es|s)?\b(?! of\b)", re.I)
+"""how many parts the video has ("how many readings are there?"), counted from its on-screen titles"""
 _PERSON_ROLE = re.compile(r"\b(?:narrator|reader|speaker|presenter|host|author|writer|director|producer|composer|singer|"
                           r"designer|creator|owner|user|interviewer|guest|actor|voice)\b", re.I)
 
@@ -229,7 +235,7 @@ class Question:
     visual_only: bool = False  # about what things look like
     overview: bool = False  # what the video (or a named part of it) is about
     summary_length: str = "medium"  # short | medium | long: how long an overview the question asks for
-    count: str | None = None  # names | mentions: "how many people are named", "how many times is X said"
+    count: str | None = None  # names | mentions | parts: "how many people are named", "how many times is X said", "how many readings"
     role: str | None = None  # "narrator", "director": the role a person question asks about
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
     besides: str | None = None  # "besides the bell, what else ...": what the answer is not
@@ -241,6 +247,7 @@ class Question:
     video_title: bool = False  # ... the video's own title
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
     addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
+    author: bool = False  # "whose novel ...": the person a work is by, as its title card names them
     words_at: str | None = None  # start | end: "how does the passage begin?", "what are its last words?"
     ordinal: int | None = None  # "the third reading": the video's parts counted in order (2 and on; first and last are positions)
     intent: Intent | None = None
@@ -292,12 +299,27 @@ class Question:
         return tokens
 
     @property
-    def focus_tokens(self) -> set[str]:
-        """The question's words without those of the part it names (they say where, not what)."""
+    def echo_tokens(self) -> frozenset[str]:
+        """The function words that carry a question whose other words only name where to look or
+        whom it is about ("what did they have before them, according to Dickens?": have, before;
+        "what was John Holm not?": not); empty otherwise."""
+        names = {t for name in re.findall(r"(?<=\w\W)\b[A-Z][a-z]+\b|(?<=\w\W\W)\b[A-Z][a-z]+\b", self.text) for t in tokenize(name)}
+        if self.tokens - self.scope_tokens - names - _VOICE_TOKENS:
+            return frozenset()
+        return function_words(self.text)
+
+    @property
+    def scope_tokens(self) -> set[str]:
+        """The words of the part the question names, and of what it is placed relative to."""
         scope = set(tokenize(self.scope or "")) | set(tokenize(self.relation_to or ""))
         for part in self.between or ():
             scope |= set(tokenize(part))
-        return (self.tokens - scope) or self.tokens
+        return scope
+
+    @property
+    def focus_tokens(self) -> set[str]:
+        """The question's words without those of the part it names (they say where, not what)."""
+        return (self.tokens - self.scope_tokens) or self.tokens
 
     @property
     def required_tokens(self) -> set[str]:
@@ -356,6 +378,8 @@ _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode ser
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
+_AUTHOR = re.compile(r"\bwhose\s+(?:\w+\s+)?(?:novel|book|poem|story|text|work|song|play|essay|article|letter|painting|"
+                     + _PART + r")s?\b")
 _IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
 _NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
 _WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
@@ -396,11 +420,27 @@ _MULTIPLIED = re.compile(r"(?:\d|\b(?:" + "|".join(NUMBER_WORDS) + r"))\s+times\
                          r"higher|smaller|greater|the|that|this|its|their)\b")
 
 
-_ORDER = re.compile(r"(?P<early>\bat first\b|\binitially\b|\boriginally\b|\bto begin with\b|\bbefore (?:any|the) change)|"
-                    r"\bin the end\b|\bfinally\b|\beventually\b|\bafter (?:all )?the changes\b", re.I)
+_ACTION = r"(?:typing|clicking|pressing|scrolling|dragging|selecting|searching|changing|editing|saving|applying|tapping)\b(?!\s+(?:the|a|an|on|in|into|to|it|this|that)\b)"
+"""an action named without its object ("before typing"): a state of the screen, not a moment to find"""
+_ORDER = re.compile(r"(?P<early>\bat first\b|\binitially\b|\boriginally\b|\bto begin with\b|\bbefore (?:any|the) change|\bbefore (?:any )?" + _ACTION + ")|"
+                    r"\bin the end\b|\bfinally\b|\beventually\b|\bafter (?:all )?the changes\b|\bafter (?:all the )?" + _ACTION, re.I)
 _ASKS_A_QUESTION = re.compile(r"\bwhat (?:does|did|do|will) (?:it|this|that|he|she|they|(?:the|a|this|that) [\w -]{1,30}?)(?<! to) ask\b(?!\s+(?:for|about)\b)|"
                              r"\bwhat (?:question|questions) (?:does|did|do|is|are|was|were)\b", re.I)
 _BESIDES = re.compile(r"\b(?:besides|apart from|aside from|other than|except(?:\s+for)?)\s+(?:the\s+)?([^,?.;]{2,80}?)\s*(?:,|\?|$|\s+(?:what|who|which|where|when|how|is|are|was|were|does|did|do)\b)", re.I)
+
+
+# the stopwords that still say something: a place in time or space, having, quantity, negation
+_MEANING_STOPWORDS = frozenset({"above", "after", "again", "against", "all", "before", "below", "between", "both", "down", "each",
+                                "few", "had", "has", "have", "having", "into", "more", "most", "no", "nor", "not", "off",
+                                "once", "only", "out", "over", "own", "same", "through", "under", "until", "up"})
+_HAVE = frozenset({"had", "has", "having"})
+
+
+def function_words(text: str) -> frozenset[str]:
+    """The stopwords of ``text`` that carry meaning, as tokens ("had" counted as "have"); the search
+    leaves them out, so a line is matched on them only when a question has nothing else."""
+    words = {"have" if w in _HAVE else w for w in re.findall(r"[a-z]+", text.lower()) if w in _MEANING_STOPWORDS}
+    return frozenset(t for w in words for t in tokenize(w, keep_stopwords=True))
 
 
 def _without(keywords: list[str], phrase: str) -> list[str]:
@@ -608,7 +648,7 @@ def find_intent(text: str) -> Intent | None:
     if m := _WEB_FOR.search(text) or _WEB_ONLINE.search(text):
         return Intent("web", _strip(m["query"]))
     if (m := _COUNT.search(text)) and (_SEEN.search(text) or _THERE.search(text) and m["what"].split()[-1].lower() in VISIBLE_THINGS) \
-            and not _COUNT_NAMES.search(text) and not _COUNT_MENTIONS.search(text):
+            and not _COUNT_NAMES.search(text) and not _COUNT_MENTIONS.search(text) and not _COUNT_PARTS.search(text):
         return Intent("count", _strip(m["what"]))
     if m := _CALCULATE.search(text):
         return Intent("calculate", written_expression(m["expr"]))
@@ -696,7 +736,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         wants.add("speech")
     if (words & OCR_WORDS or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
-    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS:
+    credited = bool(words & {"credit", "credits", "credited"})  # "the music credit": a role written on screen, not a sound
+    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and not credited:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
@@ -732,11 +773,15 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.asks_title = bool(_TITLE_WORD.search(bare_lower) or named_work)
     question.credits = bool(_CREDITS.search(bare_lower))
     question.addressee = bool(_ADDRESSEE.search(bare_lower))
+    question.author = bool(_AUTHOR.search(bare_lower))
     question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower) or named_work) and not question.scope and time_range is None
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
     elif question.credits and not question.scope and time_range is None:
         question.position = "start" if _OPENING_CREDITS.search(bare_lower) else "end"
+    elif edge_of := _NAMED_EDGE.search(bare):
+        question.scope = question.scope or edge_of["name"].strip()
+        question.keywords = _without(question.keywords, edge_of["edge"])
     elif placed := _POSITION_START.search(bare):
         question.position, question.keywords = "start", _without(question.keywords, placed[0])
     elif placed := _POSITION_END.search(bare):
@@ -760,6 +805,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.summary_length = "long"
     if _COUNT_NAMES.search(bare):
         question.count = "names"
+    elif counted_parts := _COUNT_PARTS.search(bare):
+        question.count, question.keywords = "parts", _without(question.keywords, counted_parts[0])
     elif _COUNT_MENTIONS.search(bare):
         question.count = "mentions"
     if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
@@ -774,6 +821,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if ordered := _ORDER.search(bare):
         question.order = "earliest" if ordered["early"] else "latest"
         question.keywords = _without(question.keywords, ordered[0])
+        if question.relation_to and question.relation_to.lower() in ordered[0].lower():
+            question.relation = question.relation_to = None  # "before any change": the first state, no moment to place it by
     question.refers_back = previous is not None and bool(_BACK.search(bare))
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject

@@ -17,7 +17,7 @@ from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
 from .layout import Box, height, place_tokens, replaced, row_mates, superseded, under
-from .question import URL_WORDS, Question
+from .question import URL_WORDS, Question, function_words
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
@@ -181,10 +181,13 @@ _URL_TOKENS = frozenset(tokenize(" ".join(URL_WORDS)))
 
 def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None) -> frozenset[str]:
     """The question's words a line answers to without holding them: where it sits on the frame ("the
-    clock in the top bar") and, when a web address is asked for, "website" or "link" for any address."""
+    clock in the top bar"), "website" or "link" for any address when one is asked for, and the function
+    words it shares with a question that has no other words ("before", "had")."""
     words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
     if q.answer_type == "url" and has_type(e.text, "url"):
         words |= _URL_TOKENS
+    if echo := q.echo_tokens:  # a question carried by its function words is matched on them
+        words |= function_words(e.text) & echo
     return frozenset(words)
 
 
@@ -344,7 +347,8 @@ def rank(
     of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
     placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
     where on the frame each on-screen line was read; ``duration``: the video's length."""
-    wanted = q.tokens if wanted is None else wanted
+    echo = q.echo_tokens
+    wanted = (q.tokens if wanted is None else wanted) | echo
     implied = {e.key(): implied_words(q, e, boxes) for e in evidence}
     tokens = {e.key(): set(tokenize(e.text)) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
@@ -374,6 +378,8 @@ def rank(
                                   or (o.modality == e.modality == "speech" and e.start - back <= o.start <= e.start)))
             if not any(matched(name, about) == name for name in names):
                 score -= 0.6
+        if echo and not tokens[e.key()] & echo:
+            score -= 0.3  # only the part's name ("Dickens") and none of the words that carry the question
         if e.key() in labelling and e.key() not in labels and matched(wanted, tokens[e.key()]):
             score -= 0.3  # the question names a label, a heading, a placeholder: what it labels is the answer
         if (label := label_text(labels, e)) and matched(wanted, set(tokenize(label))) and tokenize(e.text):
@@ -381,6 +387,8 @@ def rank(
             named = weighted(matched(wanted, set(tokenize(label))), weights)
             exact = len(matched(set(tokenize(label)), wanted)) / len(set(tokenize(label)))  # "Director" over "Art Director"
             score += 0.5 + max(0.0, named - share) + 0.3 * exact
+            if f" {normalised(label)} " in f" {normalised(q.text)} ":
+                score += 0.1  # the role as the question words it ("Character Animator"), not glued or derived ("CHARACTERANIMATION")
             share = max(share, named)
         if e.modality == "audio" and q.relation and edge is not None:
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / 20.0)
@@ -402,6 +410,8 @@ def rank(
         if duration and e.modality == "ocr" and e.end - e.start >= CHROME * duration and not matched(wanted, tokens[e.key()]) and not (
                 q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)):
             score -= 0.3  # on screen from start to end (a clock, a logo): the frame, not the content, unless it is what is asked for
+        if q.author and e.modality == "ocr" and person_names(e.text):
+            score += 0.3  # "whose novel": the name on the work's title card, not a character named in it
         if q.asked_for in ORGANISATIONS and e.modality == "ocr":
             # "which company ...": a firm's name answers it, a person's name in the credits does not
             score += 0.3 if organisation_name(e.text) else -0.3 if _only_a_person(e.text) else 0.0
