@@ -18,7 +18,6 @@ from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
-    MAX_READ,
     Span,
     contiguous,
     lines_read,
@@ -27,6 +26,7 @@ from .focus import (
     parts_shown,
     ranges_read,
     standout_span,
+    whole_read,
 )
 from .intents import intent_answer
 from .layout import boxes_of, place_tokens
@@ -287,7 +287,7 @@ def _count_names(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Eviden
 
 def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """How many parts the video has, as its on-screen titles mark them, each with its first title
-    line; it says so when only its first ``MAX_READ`` seconds were read."""
+    line; it says so when only part of it was read (see ``whole_read``)."""
     parts = parts_shown(turn)
     if not parts:
         return None
@@ -297,8 +297,8 @@ def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
         shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH and a - 0.5 <= e.start < b]
         if shown:  # the first line up, and of lines shown together the one highest on the frame
             titles.append(min(shown, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0)))
-    read_to = min(turn.duration, MAX_READ) if turn.duration else None
-    where = f" in its first {format_time(read_to)}" if read_to is not None and turn.duration and read_to < turn.duration else ""
+    whole = whole_read(turn.duration)
+    where = f" in its first {format_time(whole[1])}" if whole and whole[1] < (turn.duration or 0.0) else ""
     listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in titles) if titles else ", ".join(format_range(a, b) for a, b in parts)
     return (f"The video has {len(parts)} part{'s' * (len(parts) != 1)}{where}, as its on-screen titles mark them: {listed}."), titles
 

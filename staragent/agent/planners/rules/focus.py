@@ -216,10 +216,16 @@ def parts_shown(turn: Turn) -> list[Span]:
     return [(a, b) for a, b in parts]
 
 
+def whole_read(duration: float | None) -> Span | None:
+    """What reading "all of the video" covers: its start, up to ``MAX_READ`` seconds; None when its
+    length is unknown."""
+    return (0.0, min(duration, MAX_READ)) if duration else None
+
+
 def _counted_part(turn: Turn) -> list[Span] | None:
     """For "the third reading": the whole video is read first (up to ``MAX_READ``), then its parts
     are counted; [] when it has fewer."""
-    whole = (0.0, min(turn.duration, MAX_READ)) if turn.duration else None
+    whole = whole_read(turn.duration)
     if whole is None:
         return None
     if not covered(whole, ranges_read(turn).get(TEXT, [])):
@@ -249,8 +255,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
         return [shift(base, q.relation, duration)]
     if q.ordinal:
         return _counted_part(turn)
-    if q.count == "parts" and duration:  # "how many readings are there?": all of it is read, then its parts counted
-        return [(0.0, min(duration, MAX_READ))]
+    if q.count == "parts" and (whole := whole_read(duration)):  # "how many readings are there?": all of it is read, then its parts counted
+        return [whole]
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)

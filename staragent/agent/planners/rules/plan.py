@@ -37,6 +37,7 @@ from .focus import (
     own_words_found,
     ranges_read,
     shift,
+    whole_read,
 )
 from .intents import intent_calls
 from .question import NOT_HEARD, Question
@@ -192,7 +193,7 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
         if not spans and turn.duration and not any(s.name in RANGE_TOOLS for s in turn.steps):
             # the search matched nothing: read the start of the video, where what it is about is said and
             # shown (titles, names, the presenter), or all of it when it is short
-            spans = [(0.0, min(turn.duration, MAX_READ))]
+            spans = [whole_read(turn.duration)]
     reads = _reads(turn, spans, tools, readers(q))
     if reads:
         return reads

@@ -80,7 +80,8 @@ _GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part"
                   "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
                   "following", "earlier", "later", "current", "that", "this", "one"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
-_VOICE_TOKENS = frozenset(tokenize(" ".join(_VOICES - {"music", "sound", "sounds"})))
+VOICE_TOKENS = frozenset(tokenize(" ".join(_VOICES - {"music", "sound", "sounds"})))
+"""the words for whoever speaks ("according to the narrator"): they name no topic"""
 # What a relation may point at without naming a particular part: "after the narration", "before the music".
 _GENRES = {"poem", "sonnet", "song", "speech", "address", "lecture", "interview", "story", "chapter", "keynote", "presentation", "demo",
            "episode", "verse", "track", "monologue"}
@@ -297,16 +298,6 @@ class Question:
         if self.video_title:  # "when does the film's title come up": no word of it is in the title itself
             tokens -= _TITLE_TOKENS
         return tokens
-
-    @property
-    def echo_tokens(self) -> frozenset[str]:
-        """The function words that carry a question whose other words only name where to look or
-        whom it is about ("what did they have before them, according to Dickens?": have, before;
-        "what was John Holm not?": not); empty otherwise."""
-        names = {t for name in re.findall(r"(?<=\w\W)\b[A-Z][a-z]+\b|(?<=\w\W\W)\b[A-Z][a-z]+\b", self.text) for t in tokenize(name)}
-        if self.tokens - self.scope_tokens - names - _VOICE_TOKENS:
-            return frozenset()
-        return function_words(self.text)
 
     @property
     def scope_tokens(self) -> set[str]:

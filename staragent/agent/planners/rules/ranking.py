@@ -17,7 +17,7 @@ from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
 from .layout import Box, height, place_tokens, replaced, row_mates, superseded, under
-from .question import URL_WORDS, Question, function_words
+from .question import URL_WORDS, VOICE_TOKENS, Question, function_words
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
@@ -179,14 +179,24 @@ _LONG = re.compile(r"\b(?:long|longest|longer|lengthy|extended)\s+(?:silence|pau
 _URL_TOKENS = frozenset(tokenize(" ".join(URL_WORDS)))
 
 
-def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None) -> frozenset[str]:
+def echo_words(q: Question) -> frozenset[str]:
+    """The function words that carry a question whose other words only name where to look or whom
+    it is about ("what did they have before them, according to Dickens?": have, before; "what was
+    John Holm not?": not); empty otherwise."""
+    names = set().union(*names_in_question(q, q.tokens))
+    if q.tokens - q.scope_tokens - names - VOICE_TOKENS:
+        return frozenset()
+    return function_words(q.text)
+
+
+def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo: frozenset[str] = frozenset()) -> frozenset[str]:
     """The question's words a line answers to without holding them: where it sits on the frame ("the
-    clock in the top bar"), "website" or "link" for any address when one is asked for, and the function
-    words it shares with a question that has no other words ("before", "had")."""
+    clock in the top bar"), "website" or "link" for any address when one is asked for, and the
+    ``echo`` words (see ``echo_words``) it holds, which tokens leave out as stopwords."""
     words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
     if q.answer_type == "url" and has_type(e.text, "url"):
         words |= _URL_TOKENS
-    if echo := q.echo_tokens:  # a question carried by its function words is matched on them
+    if echo:
         words |= function_words(e.text) & echo
     return frozenset(words)
 
@@ -347,9 +357,9 @@ def rank(
     of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
     placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
     where on the frame each on-screen line was read; ``duration``: the video's length."""
-    echo = q.echo_tokens
+    echo = echo_words(q)  # a question carried by its function words is matched on them
     wanted = (q.tokens if wanted is None else wanted) | echo
-    implied = {e.key(): implied_words(q, e, boxes) for e in evidence}
+    implied = {e.key(): implied_words(q, e, boxes, echo) for e in evidence}
     tokens = {e.key(): set(tokenize(e.text)) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
