@@ -990,3 +990,71 @@ def test_before_an_action_named_without_its_object_is_the_first_state_not_a_mome
     assert q.order == "earliest" and q.relation is None
     q = analyse("What appears after typing the address?")  # the action's object is something to find
     assert q.relation == "after" and q.order is None
+
+
+def _rolling_credits(entries, start=500.0, speed=0.14, gap=0.045, tall=0.03):
+    """End credits rolling up the frame at ``speed`` frame heights a second, read once a second: a
+    line's box is where it was first read whole, its span runs until the frame after it left the top."""
+    rows = []
+    for i, (text, left, right) in enumerate(entries):
+        top_at = lambda t, i=i: 1.0 + i * gap - speed * (t - start)  # noqa: E731
+        moments = [start + s for s in range(120) if 0.0 <= top_at(start + s) <= 1.0 - tall]
+        rows.append((moments[0], moments[-1] + 1.0, text, (left, top_at(moments[0]), right, top_at(moments[0]) + tall)))
+    return _screen(*rows)
+
+
+ROLE, NAME = (0.39, 0.53), (0.46, 0.58)
+CREDITS_ROLL = [("STORY AND SCRIPT", *ROLE), ("Wendel Haag", *NAME), ("SET DESIGN", *ROLE), ("Ilsa Moravec", *NAME),
+                ("LIGHTING", *ROLE), ("Pavel Dorn", *NAME), ("SOUND EDITING", *ROLE), ("Greta Lind", *NAME),
+                ("LOGO AND POSTER DESIGN", *ROLE), ("Studio Kettle", *NAME), ("CATERING", *ROLE), ("Otto Brenn", *NAME),
+                ("COLOR GRADING", *ROLE), ("Ruth Sandor", *NAME), ("HARDWARE PROVIDED BY", *ROLE), ("Nordlicht Systems", *NAME)]
+
+
+def test_names_in_rolling_credits_are_labelled_by_the_role_above_them_though_read_a_frame_apart():
+    from staragent.agent.planners.rules.ranking import labelled
+
+    lines, boxes = _rolling_credits(CREDITS_ROLL)
+    assert len({e.start for e in lines}) > 3  # read over several frames, a role and its name sometimes in different ones
+    labels = labelled(lines, boxes)
+    for role, name in zip(lines[::2], lines[1::2]):
+        assert [label.text for label in labels.get(name.key(), [])] == [role.text], name.text
+    # text that stands still (a card, a settings window) does not move
+    from staragent.agent.planners.rules.layout import Motion
+
+    card, card_boxes = _screen(*CREDITS_CARD)
+    assert not any(Motion(card, card_boxes).rolls(e) for e in card)
+
+
+@pytest.mark.parametrize("question, answer", [("Who did the lighting?", "Pavel Dorn"), ("Who designed the logo and poster?", "Studio Kettle"),
+                                              ("Who provided the hardware?", "Nordlicht Systems")])
+def test_a_role_in_rolling_credits_is_answered_with_the_name_under_it(question, answer):
+    lines, boxes = _rolling_credits(CREDITS_ROLL)
+    final = _converse(question, lines, [_hit(498.0, 515.0)], boxes=boxes)
+    assert answer in final.content, final.content
+
+
+def test_what_a_question_says_was_made_is_its_subject_even_a_word_that_otherwise_says_where_to_look():
+    assert {"logo", "poster"} <= analyse("Who designed the logo and poster?").tokens
+    assert "poster" not in analyse("What does the poster say?").subject
+
+
+@pytest.mark.parametrize("question, ordinal", [("Which reading comes third?", 3), ("What poem is read second?", 2), ("Who comes third in the race?", None)])
+def test_a_part_is_found_by_its_place_in_the_order_however_the_place_is_worded(question, ordinal):
+    assert analyse(question).ordinal == ordinal
+
+
+def test_a_part_s_title_and_its_length_are_answered_from_its_title_card():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                          (540, 595, "Harbour Days - Tom Kessel", "The boats came home at dusk."))
+    final = _converse("What is the title of the last reading?", world, [_hit(540.0, 595.0, world[2])])
+    assert "Harbour Days" in final.content and not says_nothing_found(final.content), final.content
+    final = _converse("How long is the Kessel reading?", world, [_hit(540.0, 595.0, world[2])])
+    assert re.search(r"\b55 s", final.content) and "9:00" in final.content, final.content
+
+
+def test_the_names_right_under_a_rolling_heading_are_its_credit_not_the_block_that_rolls_in_after_them():
+    lines, boxes = _rolling_credits([*CREDITS_ROLL[:6], ("SPECIAL THANKS TO", *ROLE), ("Mira Holt", *NAME), ("Jon Ekberg", *NAME),
+                                     ("Ada Ahlberg · Adam Brook · Alba Crane · Alex Dunn", 0.10, 0.90),
+                                     ("Alma Eck · Amos Fry · Anna Gale · Arne Hill", 0.10, 0.90)])
+    final = _converse("Who gets special thanks in the credits?", lines, [_hit(498.0, 515.0)], boxes=boxes)
+    assert "Mira Holt" in final.content and "Ada Ahlberg" not in final.content, final.content

@@ -30,7 +30,7 @@ from .focus import (
 )
 from .intents import intent_answer
 from .layout import boxes_of, place_tokens
-from .question import TYPE_WORDS, URL_WORDS, Question
+from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
     MONTH_DAY,
     NAME_CARRIES_S,
@@ -437,6 +437,21 @@ def _too_few_parts(q: Question, parts: list[Span]) -> str:
             f"part{'s' if len(parts) != 1 else ''} ({found}), so there is no such part to answer from.")
 
 
+def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | None:
+    """"How long is the Kennedy clip?": the length of the part the question names, from where it
+    starts to where it ends, when the question asks nothing else of it."""
+    q = turn.question
+    if q.answer_type != "duration" or not q.scope or q.relation or q.names_silence or "audio" in q.wants or q.tokens - q.scope_tokens:
+        return None
+    start, end = focus[0][0], max(b for _, b in focus)
+    # cited: what marks the whole part (its title card) before a line inside it
+    shown = sorted((e for e in turn.evidence() if e.source != SEARCH and e.start < end and e.end > start),
+                   key=lambda e: -(min(e.end, end) - max(e.start, start)))
+    seconds = end - start
+    length = f"{seconds:.0f} s" if seconds < 90 else f"{int(seconds // 60)} min {seconds % 60:.0f} s"
+    return f"The {q.scope} runs from {format_time(start)} to {format_time(end)}: about {length}.", shown[:1]
+
+
 def _nothing_said(turn: Turn) -> str | None:
     """For a question about what is said: that nothing is, when no speech was found anywhere read."""
     q = turn.question
@@ -516,6 +531,8 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
     (a price, a name, a time) is in none of the lines and some of its words appear nowhere. Empty
     when the question names a moment or refers back (what is there is the answer) or computes."""
     q = turn.question
+    if q.asks_title:
+        wanted = wanted - TITLE_TOKENS  # "the title of the last reading": a title is a kind of line, no word in it
     if not wanted or q.time_range or q.relation or q.follow_up or q.operation or q.between or q.quoted:
         return []
     seen: set[str] = set()
@@ -624,6 +641,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return edge
     if q.quoted and q.relation and (continued := _after_quote(turn)):
         return continued
+    if focus and (length := _part_length(turn, focus)):
+        return length
     scored = _ranked(turn, focus)
     if not scored and focus is None and q.answer_type in MEASURED and (standout := standout_span(turn)) is not None:
         # no line holds the question's words, but search found one place by meaning far above the rest:

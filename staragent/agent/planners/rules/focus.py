@@ -12,7 +12,7 @@ from ....index.text import tokenize
 from ....timecodes import parse_range
 from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
-from .question import resolve_range
+from .question import TITLE_TOKENS, resolve_range
 from .ranking import matched
 
 Span = tuple[float, float]
@@ -117,7 +117,9 @@ def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
     seen = set().union(*read) if read else set()
     out = set(wanted)
     # the thing asked for; or the one thing a question names ("whose speech is in the video?")
-    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else q.keywords if len(q.keywords) == 1 else []
+    # "the title of the poem": the poem is the one thing named, the title only the kind of line wanted
+    own = [w for w in q.keywords if not (q.asks_title and set(tokenize(w)) <= TITLE_TOKENS)]
+    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else own if len(own) == 1 else []
     for word in asked:
         own = set(tokenize(word))
         if not own or not own <= wanted or matched(own, seen):

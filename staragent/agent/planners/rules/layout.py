@@ -1,10 +1,15 @@
 """Where on the frame on-screen lines are, and what that tells: the line beside another on the same
 row (a value and its label, "Orientation:" | "Landscape"; a name and its role in credits), the text
 that was at the same place just before (the placeholder that typed text replaced), and how big the
-letters are (a title is the biggest text around)."""
+letters are (a title is the biggest text around).
+
+A box is where a line was first read. Where text rolls up the frame (end credits), lines first read
+a second apart were never at those places together: ``Motion`` measures the roll's speed and moves
+each box to the moment it is compared at, so a name is matched to the role above it in the roll."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -81,21 +86,77 @@ def under(heading: Box, line: Box) -> bool:
     return below and min(line[2], heading[2]) > max(line[0], heading[0])
 
 
-def row_mates(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> tuple[Evidence | None, Evidence | None]:
-    """The nearest lines left and right of ``e`` on its row, on screen with it."""
+ROLL_WINDOW = 6.0  # seconds either side of a line: the lines read then tell whether the text there rolls
+ENTERS_LOW = 0.7  # a rolling line is first read low on the frame, where it came in
+MIN_ROLL_LINES = 6
+
+
+def roll_speed(lines: list[tuple[Evidence, Box]]) -> float:
+    """How fast text rolls up the frame (frame heights per second) among ``lines`` read around one
+    moment, or 0 where it stands still. In a roll most lines are first read low on the frame, where
+    they came in, and each stays as long as it takes to cross the frame, so the top of its first box
+    over the time it stayed is about the same for all of them; on a slide or a card it is not."""
+    if len(lines) < MIN_ROLL_LINES:
+        return 0.0
+    low = [(e, box) for e, box in lines if box[1] >= ENTERS_LOW]
+    if len(low) < 0.6 * len(lines):
+        return 0.0
+    # a roll brings new lines at every frame sampled: the gap between first reads is the sampling
+    # step, and a line's end is the frame after the last that read it, half a step late on average
+    moments = sorted({round(e.start, 1) for e, _ in lines})
+    gaps = sorted(b - a for a, b in zip(moments, moments[1:]))
+    late = gaps[len(gaps) // 2] / 2 if gaps else 0.0
+    speeds = sorted(box[1] / (e.end - e.start - late) for e, box in low if e.end - e.start - late >= 2.0)
+    if len(speeds) < MIN_ROLL_LINES // 2:
+        return 0.0
+    middle = speeds[len(speeds) // 2]
+    spread = speeds[(3 * len(speeds)) // 4] - speeds[len(speeds) // 4]
+    return middle if spread <= 0.5 * middle else 0.0
+
+
+class Motion:
+    """Where each on-screen line stood at a given moment: text that rolls moves up the frame at the
+    speed measured around it (``roll_speed``); any other text stays where it was first read."""
+
+    def __init__(self, shown: list[Evidence], boxes: dict[tuple, Box]):
+        placed = sorted(((e, boxes[e.key()]) for e in shown if e.key() in boxes), key=lambda p: p[0].start)
+        starts = [e.start for e, _ in placed]
+        by_window: dict[tuple[int, int], float] = {}
+        self._speed: dict[tuple, float] = {}
+        for e, _ in placed:
+            window = (bisect.bisect_left(starts, e.start - ROLL_WINDOW), bisect.bisect_right(starts, e.start + ROLL_WINDOW))
+            if window not in by_window:
+                by_window[window] = roll_speed(placed[window[0] : window[1]])
+            self._speed[e.key()] = by_window[window]
+        self._boxes = boxes
+
+    def rolls(self, e: Evidence) -> bool:
+        return self._speed.get(e.key(), 0.0) > 0.0
+
+    def box_at(self, e: Evidence, moment: float) -> Box | None:
+        box = self._boxes.get(e.key())
+        if box is None:
+            return None
+        shift = self._speed.get(e.key(), 0.0) * (moment - e.start)
+        return (box[0], box[1] - shift, box[2], box[3] - shift)
+
+
+def row_mates(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box], motion: Motion | None = None) -> tuple[Evidence | None, Evidence | None]:
+    """The nearest lines left and right of ``e`` on its row, on screen with it (``motion``: where
+    rolling lines stood when ``e`` was read)."""
     box = boxes.get(e.key())
     left = right = None
     if box is None:
         return None, None
     for o in shown:
-        other = boxes.get(o.key())
+        other = motion.box_at(o, e.start) if motion is not None else boxes.get(o.key())
         if other is None or o.key() == e.key() or not _together(e, o) or not _same_row(box, other):
             continue
-        if 0 <= box[0] - other[2] <= ROW_GAP and (left is None or other[2] > boxes[left.key()][2]):
-            left = o
-        elif 0 <= other[0] - box[2] <= ROW_GAP and (right is None or other[0] < boxes[right.key()][0]):
-            right = o
-    return left, right
+        if 0 <= box[0] - other[2] <= ROW_GAP and (left is None or other[2] > left[1][2]):
+            left = (o, other)
+        elif 0 <= other[0] - box[2] <= ROW_GAP and (right is None or other[0] < right[1][0]):
+            right = (o, other)
+    return (left[0] if left else None), (right[0] if right else None)
 
 
 def replaced(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> Evidence | None:

@@ -127,7 +127,10 @@ _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seve
              "5th": 5, "6th": 6, "7th": 7, "8th": 8}
 _ORDINAL = re.compile(r"\b(?P<n>" + "|".join(_ORDINALS) + r")\s+(?:[a-z]+\s+)?(?:" + _PART + r"|text|book|work)\b(?:\s+(?:that|which)\s+(?:is|was|gets)\s+(?:read|shown|played|heard))?", re.I)
 """a part of the video by its place in the order of parts ("the second text that is read")"""
-_COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written|read|played|sung|performed|presented)|comes? up|came up)\s+{}\b"
+_ORDINAL_SAID_AFTER = re.compile(r"\b(?:which|what)\s+(?:" + _PART + r"|text|book|work)\s+(?:comes?|came|is|was|gets?)"
+                                 r"(?:\s+(?:read|shown|played|heard|performed|presented|sung))?\s+(?P<n>" + "|".join(_ORDINALS) + r")\b", re.I)
+"""the same, with the place said after the part ("which reading comes third?")"""
+_COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written|read|played|sung|performed|presented)|comes? up|came up|comes?|came)\s+{}\b"
 """something that comes first (or last): "what text appears first?" places the question at the start"""
 _POSITION_START = re.compile(
     r"\b(?:at|in|near|from|towards?)\s+the\s+(?:very\s+)?(?:start|beginning|outset|opening)\b(?!\s+of\b)|\bopening\b|\bopens?\s+the\s+(?:video|film|clip|show)\b|"
@@ -274,6 +277,8 @@ class Question:
         empty for "what is said between 0:30 and 0:45?". A sound word is the subject when the question
         is not about listening ("who did the music?")."""
         where = INTENT_WORDS if "audio" in self.wants or self.answer_type not in NOT_HEARD else INTENT_WORDS - AUDIO_WORDS
+        if made := _MADE.search(self.text):  # "who designed the logo?": the logo is what is asked about, not where to look
+            where = where - set(re.findall(r"[a-z-]+", self.text[made.end() :].lower()))
         return [w for w in self.keywords if w.lower() not in where]
 
     @property
@@ -362,9 +367,15 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 # sound mixing done?" are answered by the credits, not by listening.
 NOT_HEARD = {"person", "place", "url", "date"}
 _TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
+TITLE_TOKENS = frozenset(tokenize("title titles heading headline"))
+"""what asks for a title: the kind of line wanted, not words the title holds"""
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
 _NAME_OF_WORK = re.compile(r"\b(?:the )?name of (?:the|this) (?:film|video|movie|show|clip|episode|series)\b|"
                            r"\bwhat(?:'s| is) (?:the|this) (?:film|video|movie|show|clip|episode|series) called\b|\bwhat(?:'s| is) it called\b")
+# Verbs of making something: what follows them is the thing made, even a word that otherwise only
+# says where to look ("who designed the logo", "which studio produced the title sequence")
+_MADE = re.compile(r"\b(?:design(?:ed|s)?|creat(?:ed|es?)|made|makes?|drew|draws?|drawn|paint(?:ed|s)?|produc(?:ed|es?)|"
+                   r"compos(?:ed|es?)|buil[dt]s?|illustrat(?:ed|es?)|animat(?:ed|es?)|craft(?:ed|s)?)\b", re.I)
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
@@ -806,7 +817,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if besides := _BESIDES.search(bare):
         question.besides = besides[1].strip()
     question.asks_a_question = bool(_ASKS_A_QUESTION.search(bare))
-    if counted := _ORDINAL.search(bare):
+    if counted := _ORDINAL.search(bare) or _ORDINAL_SAID_AFTER.search(bare):
         question.ordinal, question.keywords = _ORDINALS[counted["n"].lower()], _without(question.keywords, counted[0])
         question.scope = None  # the part is found by its place in the order, not by its words
     if ordered := _ORDER.search(bare):

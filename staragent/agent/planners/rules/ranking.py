@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
-from .layout import Box, height, place_tokens, replaced, row_mates, superseded, under
+from .layout import Box, Motion, height, place_tokens, replaced, row_mates, superseded, under
 from .question import URL_WORDS, VOICE_TOKENS, Question, function_words
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
@@ -295,31 +295,34 @@ LABEL_SECONDS = 2.5
 line by line)"""
 
 
-def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) -> dict[tuple, list[Evidence]]:
+def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None, motion: Motion | None = None) -> dict[tuple, list[Evidence]]:
     """On-screen lines and the lines that label them, by the line's ``Evidence.key()``: the heading
     shown above them (names under a credit, "PRODUCED BY" then a name, until the next heading; a line
     is under the last heading when it appeared with it or shortly after, while the heading was still on
     screen); and, where the lines' places on the frame are known (``boxes``), the label left of a value
     on its row ("Orientation:" | "Landscape"; a plain word is no label: "Laptop" | "Nova 24" are peers), the role right of a name ("ILSE VANDERMEER" |
-    "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps")."""
+    "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps").
+    ``motion``: how the lines move on the frame (measured here when not given)."""
     shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
     out: dict[tuple, list[Evidence]] = {}
     boxes = boxes or {}
     headings = [h for h in shown if is_heading(h.text)]
-    mates = {e.key(): row_mates(e, shown, boxes) for e in shown} if boxes else {}  # the lines beside each, on its row
+    motion = motion or Motion(shown, boxes)
+    mates = {e.key(): row_mates(e, shown, boxes, motion) for e in shown} if boxes else {}  # the lines beside each, on its row
     last: Evidence | None = None
     for e in shown:
         if is_heading(e.text):
             last = e
             continue
         showing = [h for h in headings if h.start - 0.5 <= e.start <= min(h.end, h.start + LABEL_SECONDS)]
-        placed = [h for h in showing if h.key() in boxes and abs(h.start - e.start) <= 0.5]
+        # lines read off one frame, or off frames of one roll (a box is where a line was first read):
+        # where each heading stood when this line was read
+        placed = {h.key(): where for h in showing if (abs(h.start - e.start) <= 0.5 or motion.rolls(e)) and (where := motion.box_at(h, e.start))}
         if e.key() in boxes and placed:
-            # lines read off one frame (a box is where a line was first read, and credits scroll): a
-            # heading labels the lines under it in its column; one with its value beside it
+            # a heading labels the lines under it in its column; one with its value beside it
             # ("Paper size:" | "A4") labels its row instead
-            over = [h for h in placed if under(boxes[h.key()], boxes[e.key()]) and mates[h.key()][1] is None]
-            heading = max(over, key=lambda h: boxes[h.key()][3], default=None)
+            over = [h for h in showing if h.key() in placed and under(placed[h.key()], boxes[e.key()]) and mates[h.key()][1] is None]
+            heading = max(over, key=lambda h: placed[h.key()][3], default=None)
         else:
             heading = last if last in showing else None
         if heading is not None:
@@ -331,7 +334,7 @@ def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None) ->
                 out.setdefault(e.key(), []).append(left)
             if right is not None and person_names(e.text) and not person_names(right.text):
                 out.setdefault(e.key(), []).append(right)
-            if (before := replaced(e, shown, boxes)) is not None:
+            if not motion.rolls(e) and (before := replaced(e, shown, boxes)) is not None:  # a roll has no fields
                 out.setdefault(e.key(), []).append(before)
     return out
 
@@ -370,7 +373,8 @@ def rank(
     if focus:
         inside = [e for e in evidence if any(e.start < b and e.end > a for a, b in focus)]
         evidence, inside_focus = inside or evidence, bool(inside)
-    labels = labelled(evidence, boxes)
+    motion = Motion(list({e.key(): e for e in evidence if e.modality == "ocr"}.values()), boxes or {})
+    labels = labelled(evidence, boxes, motion)
     labelling = {label.key() for found in labels.values() for label in found}
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
     span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
@@ -399,6 +403,8 @@ def rank(
             score += 0.5 + max(0.0, named - share) + 0.3 * exact
             if f" {normalised(label)} " in f" {normalised(q.text)} ":
                 score += 0.1  # the role as the question words it ("Character Animator"), not glued or derived ("CHARACTERANIMATION")
+            if motion.rolls(e):  # the names right under a rolling heading are its credit; lines that came in later may begin the next block
+                score -= 0.04 * min(LABEL_SECONDS, max(0.0, e.start - labels[e.key()][0].start))
             share = max(share, named)
         if e.modality == "audio" and q.relation and edge is not None:
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / 20.0)
