@@ -118,8 +118,8 @@ def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
     out = set(wanted)
     # the thing asked for; or the one thing a question names ("whose speech is in the video?")
     # "the title of the poem": the poem is the one thing named, the title only the kind of line wanted
-    own = [w for w in q.keywords if not (q.asks_title and set(tokenize(w)) <= TITLE_TOKENS)]
-    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else own if len(own) == 1 else []
+    things = [w for w in q.keywords if not (q.asks_title and set(tokenize(w)) <= TITLE_TOKENS)]
+    asked = [q.asked_for] if q.asked_for else q.subject[-1:] if q.wh == "yesno" else things if len(things) == 1 else []
     for word in asked:
         own = set(tokenize(word))
         if not own or not own <= wanted or matched(own, seen):

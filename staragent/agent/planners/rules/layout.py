@@ -119,7 +119,8 @@ class Motion:
     speed measured around it (``roll_speed``); any other text stays where it was first read."""
 
     def __init__(self, shown: list[Evidence], boxes: dict[tuple, Box]):
-        placed = sorted(((e, boxes[e.key()]) for e in shown if e.key() in boxes), key=lambda p: p[0].start)
+        # each line once (the same line may come from several reads), and only lines with a place
+        placed = sorted({key: (e, boxes[key]) for e in shown if (key := e.key()) in boxes}.values(), key=lambda p: p[0].start)
         starts = [e.start for e, _ in placed]
         by_window: dict[tuple[int, int], float] = {}
         self._speed: dict[tuple, float] = {}
@@ -144,13 +145,16 @@ class Motion:
 def row_mates(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box], motion: Motion | None = None) -> tuple[Evidence | None, Evidence | None]:
     """The nearest lines left and right of ``e`` on its row, on screen with it (``motion``: where
     rolling lines stood when ``e`` was read)."""
-    box = boxes.get(e.key())
+    key = e.key()
+    box = boxes.get(key)
     left = right = None
     if box is None:
         return None, None
     for o in shown:
+        if not _together(e, o) or o.key() == key:  # the cheap test first: labelled asks this of every pair of lines
+            continue
         other = motion.box_at(o, e.start) if motion is not None else boxes.get(o.key())
-        if other is None or o.key() == e.key() or not _together(e, o) or not _same_row(box, other):
+        if other is None or not _same_row(box, other):
             continue
         if 0 <= box[0] - other[2] <= ROW_GAP and (left is None or other[2] > left[1][2]):
             left = (o, other)
@@ -167,8 +171,9 @@ def replaced(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> Evi
         box = boxes.get(current.key())
         if box is None:
             break
-        before = [o for o in shown if o.key() in boxes and o.text != current.text and o.start < current.start
-                  and current.start - REPLACED_WITHIN <= o.end <= current.start + 0.5 and not _STATES_ITS_LABEL.match(o.text)
+        # the times first: they rule out nearly every line at no cost
+        before = [o for o in shown if current.start - REPLACED_WITHIN <= o.end <= current.start + 0.5 and o.start < current.start
+                  and o.text != current.text and o.key() in boxes and not _STATES_ITS_LABEL.match(o.text)
                   and abs(boxes[o.key()][0] - box[0]) <= SAME_PLACE and abs(boxes[o.key()][1] - box[1]) <= SAME_PLACE]
         moment = current.start
         if before and not any(p.start < moment - 0.25 and p.end > moment + 0.25 for p in shown):
@@ -186,6 +191,6 @@ def superseded(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> b
     if box is None:
         return False
     start = e.text.strip().lower()
-    return any(o.key() in boxes and e.end - 0.5 <= o.start <= e.end + REPLACED_WITHIN and len(o.text.strip()) > len(start)
+    return any(e.end - 0.5 <= o.start <= e.end + REPLACED_WITHIN and o.key() in boxes and len(o.text.strip()) > len(start)
                and o.text.strip().lower().startswith(start)
                and abs(boxes[o.key()][0] - box[0]) <= SAME_PLACE and abs(boxes[o.key()][1] - box[1]) <= SAME_PLACE for o in shown)

@@ -125,10 +125,12 @@ _BACK = re.compile(
 )
 _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "2nd": 2, "3rd": 3, "4th": 4,
              "5th": 5, "6th": 6, "7th": 7, "8th": 8}
-_ORDINAL = re.compile(r"\b(?P<n>" + "|".join(_ORDINALS) + r")\s+(?:[a-z]+\s+)?(?:" + _PART + r"|text|book|work)\b(?:\s+(?:that|which)\s+(?:is|was|gets)\s+(?:read|shown|played|heard))?", re.I)
+_NTH = r"(?P<n>" + "|".join(_ORDINALS) + r")"
+_PART_OR_WORK = r"(?:" + _PART + r"|text|book|work)"
+_ORDINAL = re.compile(r"\b" + _NTH + r"\s+(?:[a-z]+\s+)?" + _PART_OR_WORK + r"\b(?:\s+(?:that|which)\s+(?:is|was|gets)\s+(?:read|shown|played|heard))?", re.I)
 """a part of the video by its place in the order of parts ("the second text that is read")"""
-_ORDINAL_SAID_AFTER = re.compile(r"\b(?:which|what)\s+(?:" + _PART + r"|text|book|work)\s+(?:comes?|came|is|was|gets?)"
-                                 r"(?:\s+(?:read|shown|played|heard|performed|presented|sung))?\s+(?P<n>" + "|".join(_ORDINALS) + r")\b", re.I)
+_ORDINAL_SAID_AFTER = re.compile(r"\b(?:which|what)\s+" + _PART_OR_WORK + r"\s+(?:comes?|came|is|was|gets?)"
+                                 r"(?:\s+(?:read|shown|played|heard|performed|presented|sung))?\s+" + _NTH + r"\b", re.I)
 """the same, with the place said after the part ("which reading comes third?")"""
 _COMES = r"\b(?:appears?|appeared|shows? up|showed up|(?:is|are|was|were|gets?) (?:shown|seen|displayed|heard|said|written|read|played|sung|performed|presented)|comes? up|came up|comes?|came)\s+{}\b"
 """something that comes first (or last): "what text appears first?" places the question at the start"""

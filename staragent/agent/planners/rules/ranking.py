@@ -373,7 +373,7 @@ def rank(
     if focus:
         inside = [e for e in evidence if any(e.start < b and e.end > a for a, b in focus)]
         evidence, inside_focus = inside or evidence, bool(inside)
-    motion = Motion(list({e.key(): e for e in evidence if e.modality == "ocr"}.values()), boxes or {})
+    motion = Motion(evidence, boxes or {})
     labels = labelled(evidence, boxes, motion)
     labelling = {label.key() for found in labels.values() for label in found}
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
