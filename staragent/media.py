@@ -340,6 +340,23 @@ def frames_in_range(path: str | Path, times: list[float], max_width: int | None 
     return out
 
 
+_SAMPLE_DTYPES = {"u8": np.uint8, "s16": np.int16, "s32": np.int32, "s64": np.int64, "flt": np.float32, "dbl": np.float64}
+RESAMPLE_BATCH_SECONDS = 10.0
+"""decoded audio handed to the resampler at a time: one call per decoded frame (about 20 ms of
+AAC) costs far more in PyAV than the resampling itself, and the output is the same sample for sample"""
+
+
+def _frame_samples(frame) -> np.ndarray:
+    """A decoded frame's samples laid out as ``AudioFrame.from_ndarray`` takes them, read from its
+    planes (``to_ndarray`` costs as much per frame as decoding it)."""
+    dtype = _SAMPLE_DTYPES.get(frame.format.name.rstrip("p"))
+    if dtype is None:
+        return frame.to_ndarray()
+    if frame.format.is_planar:
+        return np.stack([np.frombuffer(plane, dtype, count=frame.samples) for plane in frame.planes])
+    return np.frombuffer(frame.planes[0], dtype, count=frame.samples * len(frame.layout.channels)).reshape(1, -1)
+
+
 def load_audio(path: str | Path, start: float = 0.0, end: float | None = None, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
     """The first audio stream as mono float32 in [-1, 1] at ``sample_rate``, optionally a time slice."""
     import av
@@ -353,11 +370,23 @@ def load_audio(path: str | Path, start: float = 0.0, end: float | None = None, s
         if start > 0:
             container.seek(int(start / stream.time_base), stream=stream, backward=True)
         chunks: list[np.ndarray] = []
+        pending: list[np.ndarray] = []
+        pending_samples = 0
+        kind: tuple[str, str, int] | None = None  # format, layout and rate of what is pending
         first_time: float | None = None
 
-        def take(frames) -> None:
-            for rf in frames:
-                chunks.append(rf.to_ndarray().reshape(-1))
+        def resample(frame) -> None:
+            for out in resampler.resample(frame):
+                chunks.append(out.to_ndarray().reshape(-1))
+
+        def flush() -> None:
+            nonlocal pending_samples
+            if pending:
+                batch = av.AudioFrame.from_ndarray(np.concatenate(pending, axis=1), format=kind[0], layout=kind[1])
+                batch.sample_rate = kind[2]
+                resample(batch)
+                pending.clear()
+                pending_samples = 0
 
         try:
             for frame in container.decode(stream):
@@ -365,8 +394,16 @@ def load_audio(path: str | Path, start: float = 0.0, end: float | None = None, s
                     first_time = float(frame.time) if frame.time is not None else 0.0
                 if end is not None and frame.time is not None and frame.time > end:
                     break
-                take(resampler.resample(frame))
-            take(resampler.resample(None))
+                frame_kind = (frame.format.name, frame.layout.name, frame.sample_rate)
+                if frame_kind != kind:
+                    flush()
+                    kind = frame_kind
+                pending.append(_frame_samples(frame))
+                pending_samples += frame.samples
+                if pending_samples >= RESAMPLE_BATCH_SECONDS * frame.sample_rate:
+                    flush()
+            flush()
+            resample(None)
         except av.error.FFmpegError as exc:
             raise MediaError(f"the audio of {Path(path).name} could not be decoded ({exc}); it may be corrupt") from None
     audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)

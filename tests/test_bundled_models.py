@@ -191,3 +191,12 @@ def test_the_yamnet_frontend_cuts_whole_patches_every_hop():
     assert len(patches(noise[: three + HOP_SAMPLES // 2])) == 4  # half a hop or more is, padded with silence
     assert len(patches(noise[: three + HOP_SAMPLES // 2], pad_end=False)) == 3
     assert patches(np.zeros(100, np.float32)).shape == (0, 96, 64)
+
+
+def test_yamnet_hears_silence_at_its_own_floor():
+    """YAMNet was trained on log(mel + 0.001); its export quantises inputs from that floor up, so
+    a frontend with another offset feeds it quiet bands it never saw."""
+    from staragent.models.yamnet import log_mel
+
+    silence = log_mel(np.zeros(16_000, np.float32))
+    assert np.allclose(silence, np.log(0.001), atol=1e-5)

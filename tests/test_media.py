@@ -30,6 +30,42 @@ def test_load_audio_is_16k_mono_and_slices_by_time(short):
     assert np.sqrt(np.mean(tone**2)) > 0.1 > np.sqrt(np.mean(quiet**2)) * 10
 
 
+@pytest.mark.parametrize("fmt, layout", [("s16", "stereo"), ("fltp", "stereo"), ("u8", "mono")])
+def test_load_audio_matches_resampling_every_decoded_frame(tmp_path, fmt, layout):
+    """Audio is resampled in batches for speed; the samples must be those of the frame-by-frame way,
+    whatever the stream's sample format and channels."""
+    import av
+
+    path, rate = tmp_path / "tones.mkv", 44_100
+    t = np.arange(rate * 12) / rate
+    left, right = 0.4 * np.sin(2 * np.pi * 330 * t), 0.3 * np.sin(2 * np.pi * 1250 * t)
+    signal = np.stack([left, right] if layout == "stereo" else [left + right])
+    codec = {"s16": "pcm_s16le", "fltp": "aac", "u8": "pcm_u8"}[fmt]
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream(codec, rate=rate, layout=layout)
+        for start in range(0, signal.shape[1], 1024):
+            part = signal[:, start : start + 1024]
+            if fmt == "s16":
+                data = (part.T.reshape(1, -1) * 32_000).astype(np.int16)
+            elif fmt == "u8":
+                data = (part.T.reshape(1, -1) * 120 + 128).astype(np.uint8)
+            else:
+                data = part.astype(np.float32)
+            frame = av.AudioFrame.from_ndarray(data, format=fmt, layout=layout)
+            frame.sample_rate, frame.pts = rate, start
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+
+    expected = []
+    with av.open(str(path)) as container:
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=media.SAMPLE_RATE)
+        for frame in [*container.decode(audio=0), None]:
+            expected += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]
+    assert np.array_equal(media.load_audio(path), np.concatenate(expected))
+
+
 def test_scan_samples_at_the_requested_rate(short):
     frames = list(media.scan_frames(short.path, fps=2.0, width=96))
     times = [f.time for f in frames]

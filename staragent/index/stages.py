@@ -794,8 +794,9 @@ STAGES: tuple[Stage, ...] = (
     # version 3: faster-whisper from the bundled pack by default, lines cut at sentences and pauses
     Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech, role="asr", version=3),
     Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics, version=5),
-    # version 2: sound events (label, times, confidence) merged over consecutive windows
-    Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=2),
+    # version 2: sound events (label, times, confidence) merged over consecutive windows; 3: YAMNet's
+    # own log offset (0.001) in its log-mel frontend
+    Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=3),
     Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=3),
     # version 5: a pass of its own over frames sampled at ocr_fps; each line with its own span;
     # 6: lines matched in reading order (recognition on a thread of its own)

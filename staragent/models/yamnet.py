@@ -3,7 +3,9 @@
 
 The log-mel frontend is YAMNet's own, written here in numpy: 16 kHz audio, 25 ms frames (400
 samples, periodic Hann) every 10 ms, a 512-point FFT magnitude, 64 HTK mel bands from 125 to
-7500 Hz, ``log(mel + 1e-6)``, cut into patches of 96 frames every 48 frames. The exported model
+7500 Hz, ``log(mel + 0.001)``, cut into patches of 96 frames every 48 frames. The offset is
+YAMNet's own, and the export's input quantisation starts at log(0.001): a smaller offset only
+moves quiet bands onto that clipped floor. The exported model
 takes a patch quantised to uint8 and returns uint8 scores; the scales and zero points for both are
 stored in the model, and the scores become probabilities through a sigmoid (AudioSet labels are
 not exclusive).
@@ -22,6 +24,7 @@ from .audio_tagger import best_labels
 
 FRAME, STEP, FFT = 400, 160, 512
 MELS, LOW_HZ, HIGH_HZ = 64, 125.0, 7500.0
+LOG_OFFSET = 0.001
 PATCH_FRAMES, PATCH_STEP = 96, 48
 WINDOW_SAMPLES = (PATCH_FRAMES - 1) * STEP + FRAME
 """audio one patch hears (0.975 s)"""
@@ -60,7 +63,7 @@ def log_mel(audio: np.ndarray) -> np.ndarray:
         return np.zeros((0, MELS), np.float32)
     frames = np.lib.stride_tricks.sliding_window_view(audio, FRAME)[::STEP]
     magnitude = np.abs(np.fft.rfft(frames * _HANN, n=FFT)).astype(np.float32)
-    return np.log(magnitude @ _MEL + 1e-6)
+    return np.log(magnitude @ _MEL + LOG_OFFSET)
 
 
 def patches(audio: np.ndarray, pad_end: bool = True) -> np.ndarray:
