@@ -1058,3 +1058,46 @@ def test_the_names_right_under_a_rolling_heading_are_its_credit_not_the_block_th
                                      ("Alma Eck · Amos Fry · Anna Gale · Arne Hill", 0.10, 0.90)])
     final = _converse("Who gets special thanks in the credits?", lines, [_hit(498.0, 515.0)], boxes=boxes)
     assert "Mira Holt" in final.content and "Ada Ahlberg" not in final.content, final.content
+
+
+def test_when_that_credit_appears_is_the_moment_of_the_credit_the_last_answer_cited():
+    from langchain_core.messages import AIMessage
+
+    world = [
+        line("extract_scene_text", "ocr", 520, 524, "WITH SUPPORT FROM"), line("extract_scene_text", "ocr", 520, 524, "Harbour Arts Fund"),
+        line("extract_scene_text", "ocr", 529, 538, "PRODUCED BY"), line("extract_scene_text", "ocr", 531.5, 538, "Ilse Brandt"),
+    ]  # a rolling credit: the name comes in under its heading
+    cited = world[3]
+    answer = AIMessage("On screen at 8:51-8:58: “Ilse Brandt”.", response_metadata={"evidence": [cited.model_dump()]})
+    for question in ("When does that credit appear?", "When is this name shown?"):
+        final = _converse(question, world, [_hit(520.0, 538.0, world[0], world[2])], history=[HumanMessage("Who produced the film?"), answer])
+        assert re.search(r"\b8:51\b", final.content) and "8:49" not in final.content, final.content
+
+
+def test_a_spoken_line_that_only_repeats_the_question_leads_to_the_line_said_after_it():
+    said = [line("transcribe_speech", "speech", s, e, t) for s, e, t in [
+        (70.0, 72.0, "It was the hour of the tide."), (72.4, 74.0, "It was the hour of the storm."), (75.0, 77.0, "We had the whole shore."),
+        (88.0, 91.0, "The tide came in with the evening.")]]  # a word of the question, said again elsewhere
+    card = line("extract_scene_text", "ocr", 60.0, 100.0, "The Salt Road - Maren Holt")
+    final = _converse("Holt pairs the hour of the tide with what?", [card, *said], [_hit(60.0, 100.0, card, said[0])])
+    assert "storm" in final.content, final.content
+
+
+def test_what_a_named_person_did_is_how_their_name_is_labelled_in_the_credits():
+    lines, boxes = _screen(*CREDITS_CARD, (480.0, 486.0, "SOUND DESIGN", (0.35, 0.40, 0.65, 0.45)),
+                           (480.0, 486.0, "Jonas Verhoeven", (0.38, 0.47, 0.62, 0.52)))
+    for question in ("What was Jonas Verhoeven's job?", "What is Jonas Verhoeven credited for?", "What did Jonas Verhoeven do on the film?"):
+        answer = _converse(question, lines, [_hit(470.0, 486.0, *lines)], boxes=boxes).content
+        assert "Art Director" in answer and "SOUND DESIGN" in answer and "Director”" not in answer.replace("Art Director”", ""), answer
+    assert not analyse("When is Jonas Verhoeven credited?").role_of
+
+
+def test_parts_counted_with_a_condition_are_those_whose_titles_meet_it():
+    world = [line("extract_scene_text", "ocr", 0, 50, "Evening Tide - Mara Solberg (Open Archive)"), line("transcribe_speech", "speech", 5, 45, "The gulls go quiet."),
+             line("extract_scene_text", "ocr", 56, 120, "The Lantern Road - Tomas Eklund"), line("transcribe_speech", "speech", 60, 115, "We walked on."),
+             line("extract_scene_text", "ocr", 126, 200, "Salt and Iron - Vera Lind (Open Archive)"), line("transcribe_speech", "speech", 130, 195, "Iron remembers.")]
+    hits = [_hit(0.0, 50.0, world[0]), _hit(126.0, 200.0, world[4])]
+    kept = _converse("How many of the readings come from the Open Archive?", world, hits).content
+    assert re.search(r"\b2\b|\btwo\b", kept) and "Lantern Road" not in kept, kept
+    every = _converse("How many readings does the video contain?", world, hits).content
+    assert re.search(r"\b3\b|\bthree\b", every), every

@@ -160,8 +160,10 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         if near and s.score >= 0.5 * scored[0].score and (adds or fuller or typed):
             chosen.append(e)
             covered |= adds
-    # "He was not unkind." "Unless being cold is unkind.": one thought, cut in two
-    carried = [following for e in chosen if e.modality == "speech" and (following := _continuation(turn, e)) is not None]
+    # "He was not unkind." "Unless being cold is unkind.": one thought, cut in two; and a spoken line
+    # that only repeats the question is answered by the line said after it, wherever it ranked
+    carried = [following for e in chosen if e.modality == "speech" and (following := _continuation(turn, e) or (
+        _partner(turn, e) if e is not best and not tokenize(beyond_question(e.text, q)) else None)) is not None]
     return chosen + [e for e in carried if e.key() not in {c.key() for c in chosen}]
 
 
@@ -176,6 +178,20 @@ def _next_line(turn: Turn, line: Evidence, within: float) -> Evidence | None:
     after = [e for e in turn.evidence() if e.modality == line.modality and e.source != SEARCH and line.end - 0.5 <= e.start <= line.end + within
              and e.key() != line.key()]
     return min(after, key=lambda e: e.start, default=None)
+
+
+def _partner(turn: Turn, line: Evidence) -> Evidence | None:
+    """The spoken line a ``line`` that only repeats the question is paired with: of the lines said
+    right before and right after it, the one cast in the same form ("It was the hour of toil." after
+    "It was the hour of rest."); the one after when both are."""
+    said = [e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH and e.key() != line.key()]
+    before = max((e for e in said if line.start - 3.0 <= e.end <= line.start + 0.5), key=lambda e: e.end, default=None)
+    after = _next_line(turn, line, within=3.0)
+    words = set(re.findall(r"[a-z']+", line.text.lower()))
+    shared = {e.key(): len(words & set(re.findall(r"[a-z']+", e.text.lower()))) for e in (before, after) if e is not None}
+    if before is None or (after is not None and shared[after.key()] >= shared[before.key()]):
+        return after
+    return before
 
 
 def _continuation(turn: Turn, line: Evidence) -> Evidence | None:
@@ -299,8 +315,39 @@ def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
             titles.append(min(shown, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0)))
     whole = whole_read(turn.duration)
     where = f" in its first {format_time(whole[1])}" if whole and whole[1] < (turn.duration or 0.0) else ""
+    if (kept := _parts_with(turn, parts)) is not None:  # "how many of the readings come from LibriVox?"
+        words, matching = kept
+        listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in matching)
+        return (f"{len(matching)} of the video's {len(parts)} parts{where} (as its on-screen titles mark them) {'shows' if len(matching) == 1 else 'show'} “{words}”: "
+                f"{listed}."), matching
     listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in titles) if titles else ", ".join(format_range(a, b) for a, b in parts)
     return (f"The video has {len(parts)} part{'s' * (len(parts) != 1)}{where}, as its on-screen titles mark them: {listed}."), titles
+
+
+_NO_FILTER = frozenset(tokenize("video clip film movie whole contain contains include includes have has feature features come comes "
+                                "there total altogether different separate distinct many number count"))
+
+
+def _parts_with(turn: Turn, parts: list[Span]) -> tuple[str, list[Evidence]] | None:
+    """For parts counted with a condition ("how many of the readings come from LibriVox?"): the
+    condition's words, and for each part whose on-screen lines hold them all, the line that does. None
+    when the question sets no condition, or when no part's lines hold its words (they do not pick
+    out parts, then: "how many readings does the video contain?")."""
+    q = turn.question
+    wanted = q.focus_tokens - _NO_FILTER - TYPE_WORDS
+    if not wanted:
+        return None
+    matching = []
+    for a, b in parts:
+        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH and a - 0.5 <= e.start < b]
+        held = [e for e in shown if matched(wanted, set(tokenize(e.text))) == wanted]
+        if not held and matched(wanted, set().union(*(set(tokenize(e.text)) for e in shown))) == wanted:
+            held = shown[:1]  # the words are spread over the part's lines ("Sonnet 1" over "LibriVox recording")
+        if held:
+            matching.append(held[0])
+    if not matching:
+        return None
+    return " ".join(w for w in q.subject if set(tokenize(w)) & wanted) or " ".join(sorted(wanted)), matching
 
 
 def _count_quoted(turn: Turn) -> tuple[str, list[Evidence]] | None:
@@ -401,7 +448,8 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
     "when does it start?" the moment the previous answer cited; for a named part with nothing
     matching, the first thing said or shown in it (for its end, where the last one stops)."""
     q = turn.question
-    own = [w for w in q.focus_tokens if w not in set(tokenize(" ".join(q.carried)))]
+    # "that credit" in "when does that credit appear?" names what the previous answer was, not something new
+    own = [w for w in q.focus_tokens if w not in set(tokenize(" ".join([*q.carried, q.pointed or ""])))]
     if (q.refers_back or q.follow_up) and not own and turn.previous_evidence:
         lead = turn.previous_evidence[0]
         moment = lead.start if q.moment_edge == "start" else lead.end
@@ -428,6 +476,31 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
             first = inside[0]
             return f"At {format_time(first.start)}. " + " ".join(sentences([first], turn.question)), [first]
     return None
+
+
+def _role_of(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """"What was Ada Brook's job?": each on-screen line that holds the name the question gives, with
+    what labels it (the heading it is listed under, or the role written beside it)."""
+    q = turn.question
+    names = names_in_question(q, q.tokens)
+    if not names:
+        return None
+    shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
+    labels = labelled(shown, boxes_of(lines_read(turn)))
+    name = set().union(*names)
+    found: list[tuple[Evidence, list[Evidence]]] = []
+    for e in sorted(shown, key=lambda e: e.start):
+        # a role credited on several frames is said once
+        if e.key() in labels and matched(name, set(tokenize(e.text))) == name and label_text(labels, e) not in {label_text(labels, f) for f, _ in found}:
+            found.append((e, labels[e.key()]))
+    if not found:
+        return None
+    said = [f"{sentences([e], q)[0].rstrip('.')}, credited as “{label_text(labels, e)}”." for e, _ in found[:ROLES_LISTED]]
+    return " ".join(said), [x for e, by in found[:ROLES_LISTED] for x in (e, *by)]
+
+
+ROLES_LISTED = 6
+"""roles quoted for one person ("what was Ada Brook's job?")"""
 
 
 def _too_few_parts(q: Question, parts: list[Span]) -> str:
@@ -643,6 +716,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return continued
     if focus and (length := _part_length(turn, focus)):
         return length
+    if q.role_of and (roles := _role_of(turn)):
+        return roles
     scored = _ranked(turn, focus)
     if not scored and focus is None and q.answer_type in MEASURED and (standout := standout_span(turn)) is not None:
         # no line holds the question's words, but search found one place by meaning far above the rest:

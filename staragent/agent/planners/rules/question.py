@@ -117,9 +117,12 @@ ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight",
 DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes"))
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
+_POINTER = (r"\b(?:that|this|those|these)\s+(?P<pointed>person|man|woman|one|ones|people|sound|noise|line|song|tune|part|speech|moment|"
+            r"name|place|company|thing|word|words|piece|reading|poem|passage|clip|scene|shot|text|card|title|caption|credit|credits|"
+            r"slide|sign|label|message|note|notice|dialog|pop-up|popup|window|screen|button|setting|option|choice|menu|logo|role|job|"
+            r"quote|phrase|sentence|question|announcement|event)\b")
 _BACK = re.compile(
-    r"\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|\b(?:that|this|those|these)\s+(?:person|man|woman|one|ones|people|sound|noise|"
-    r"line|song|part|speech|moment|name|place|company|thing|word|words|piece|reading|clip|scene|text|card|dialog|window|option|choice)\b|"
+    r"\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|" + _POINTER + r"|"
     r"\b(?:after|before|about|of|at|from|like) (?:that|this)\b|^\s*(?:and|also|then|so|what about|how about)\b|\bwhich one\b|\bthe same\b|\bthen\s*\??$",
     re.I,
 )
@@ -194,8 +197,12 @@ _OVERVIEW = re.compile(
 _COUNT_NAMES = re.compile(r"\bhow many (?:people|persons|names|members|artists|speakers|contributors|credits)\b.*\b(?:named|listed|credited)\b|\bhow many names\b", re.I)
 _COUNT_MENTIONS = re.compile(r"\bhow (?:many times|often)\b.*\b(?:mention\w*|say|says|said|shown|appear\w*|heard|come up|comes up)\b", re.I)
 _COUNTED_PARTS = sorted(set(PART_NOUNS) - {"parts", "readings", "scene", "clip", "verse", "track"} | {"text", "work", "book", "title"}, key=len, reverse=True)
-_COUNT_PARTS = re.compile(r"\bhow many (?:different |separate |distinct )?(?:" + "|".join(_COUNTED_PARTS) + r")(?:es|s)?\b(?! of\b)", re.I)
+_COUNT_PARTS = re.compile(r"\bhow many (?:of (?:the|these|those) )?(?:different |separate |distinct )?(?:" + "|".join(_COUNTED_PARTS)
+                          + r")(?:es|s)?\b(?! of\b)", re.I)
 """how many parts the video has ("how many readings are there?"), counted from its on-screen titles"""
+_ROLE_OF = re.compile(r"\b(?:job|jobs|role|roles|position|function|task|tasks|responsibilit(?:y|ies)|credited (?:for|as|with)|"
+                      r"responsible for|in charge of)\b|\bwhat (?:did|does|do) .{2,60}? do\b", re.I)
+"""asks what a person did: "what was Ada Brook's job?", "what is Ada Brook credited for?" """
 _PERSON_ROLE = re.compile(r"\b(?:narrator|reader|speaker|presenter|host|author|writer|director|producer|composer|singer|"
                           r"designer|creator|owner|user|interviewer|guest|actor|voice)\b", re.I)
 
@@ -235,6 +242,7 @@ class Question:
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
     moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
     refers_back: bool = False  # a pronoun points at the previous turn ("when does it start?")
+    pointed: str | None = None  # the kind of thing a demonstrative points back at ("when does that credit appear?")
     pronoun: bool = False  # ... a pronoun proper, not only a leading "and" ("and who did the music?")
     follow_up: bool = False  # ... or the question has too few words of its own to stand alone
     carried: list[str] = field(default_factory=list)  # the topic a follow-up placed by time keeps for the next one
@@ -243,6 +251,7 @@ class Question:
     summary_length: str = "medium"  # short | medium | long: how long an overview the question asks for
     count: str | None = None  # names | mentions | parts: "how many people are named", "how many times is X said", "how many readings"
     role: str | None = None  # "narrator", "director": the role a person question asks about
+    role_of: bool = False  # what the person the question names did ("what was Ada Brook's job?"): the label of their name
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
     besides: str | None = None  # "besides the bell, what else ...": what the answer is not
     order: str | None = None  # "earliest" ("what was it set to at first?") or "latest" ("in the end")
@@ -813,6 +822,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.count, question.keywords = "parts", _without(question.keywords, counted_parts[0])
     elif _COUNT_MENTIONS.search(bare):
         question.count = "mentions"
+    question.role_of = question.answer_type != "person" and not question.asks_moment and bool(_ROLE_OF.search(bare))
     if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
         question.role = role[0].lower()
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
@@ -827,7 +837,9 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.keywords = _without(question.keywords, ordered[0])
         if question.relation_to and question.relation_to.lower() in ordered[0].lower():
             question.relation = question.relation_to = None  # "before any change": the first state, no moment to place it by
-    question.refers_back = previous is not None and bool(_BACK.search(bare))
+    back = _BACK.search(bare) if previous is not None else None
+    question.refers_back = back is not None
+    question.pointed = back["pointed"].lower() if back is not None and back["pointed"] else None
     question.pronoun = bool(_PRONOUN.search(bare))
     own_words = question.subject
     if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or (not own_words and question.pronoun) or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
