@@ -5,10 +5,9 @@ The log-mel frontend is YAMNet's own, written here in numpy: 16 kHz audio, 25 ms
 samples, periodic Hann) every 10 ms, a 512-point FFT magnitude, 64 HTK mel bands from 125 to
 7500 Hz, ``log(mel + 0.001)``, cut into patches of 96 frames every 48 frames. The offset is
 YAMNet's own, and the export's input quantisation starts at log(0.001): a smaller offset only
-moves quiet bands onto that clipped floor. The exported model
-takes a patch quantised to uint8 and returns uint8 scores; the scales and zero points for both are
-stored in the model, and the scores become probabilities through a sigmoid (AudioSet labels are
-not exclusive).
+moves quiet bands onto that clipped floor. The exported model takes a patch quantised to uint8 and
+returns uint8 scores; the scales and zero points for both are stored in the model, and the scores
+become probabilities through a sigmoid (AudioSet labels are not exclusive).
 """
 
 from __future__ import annotations

@@ -180,13 +180,18 @@ def _next_line(turn: Turn, line: Evidence, within: float) -> Evidence | None:
     return min(after, key=lambda e: e.start, default=None)
 
 
+def _previous_line(turn: Turn, line: Evidence, within: float) -> Evidence | None:
+    """The last line read this turn, of ``line``'s kind, that ends at most ``within`` seconds before it begins."""
+    before = [e for e in turn.evidence() if e.modality == line.modality and e.source != SEARCH and line.start - within <= e.end <= line.start + 0.5
+              and e.key() != line.key()]
+    return max(before, key=lambda e: e.end, default=None)
+
+
 def _partner(turn: Turn, line: Evidence) -> Evidence | None:
     """The spoken line a ``line`` that only repeats the question is paired with: of the lines said
     right before and right after it, the one cast in the same form ("It was the hour of toil." after
     "It was the hour of rest."); the one after when both are."""
-    said = [e for e in turn.evidence() if e.modality == "speech" and e.source != SEARCH and e.key() != line.key()]
-    before = max((e for e in said if line.start - 3.0 <= e.end <= line.start + 0.5), key=lambda e: e.end, default=None)
-    after = _next_line(turn, line, within=3.0)
+    before, after = _previous_line(turn, line, within=3.0), _next_line(turn, line, within=3.0)
     words = set(re.findall(r"[a-z']+", line.text.lower()))
     shared = {e.key(): len(words & set(re.findall(r"[a-z']+", e.text.lower()))) for e in (before, after) if e is not None}
     if before is None or (after is not None and shared[after.key()] >= shared[before.key()]):
@@ -307,19 +312,18 @@ def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
     parts = parts_shown(turn)
     if not parts:
         return None
-    boxes = boxes_of(lines_read(turn))
-    titles = []
-    for a, b in parts:
-        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH and a - 0.5 <= e.start < b]
-        if shown:  # the first line up, and of lines shown together the one highest on the frame
-            titles.append(min(shown, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0)))
+    shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
+    lines = [[e for e in shown if a - 0.5 <= e.start < b] for a, b in parts]  # each part's on-screen lines
     whole = whole_read(turn.duration)
     where = f" in its first {format_time(whole[1])}" if whole and whole[1] < (turn.duration or 0.0) else ""
-    if (kept := _parts_with(turn, parts)) is not None:  # "how many of the readings come from LibriVox?"
+    if (kept := _parts_with(turn.question, lines)) is not None:  # "how many of the readings come from LibriVox?"
         words, matching = kept
         listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in matching)
         return (f"{len(matching)} of the video's {len(parts)} parts{where} (as its on-screen titles mark them) {'shows' if len(matching) == 1 else 'show'} “{words}”: "
                 f"{listed}."), matching
+    boxes = boxes_of(lines_read(turn))
+    # of each part, the first line up, and of lines shown together the one highest on the frame
+    titles = [min(part, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0)) for part in lines if part]
     listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in titles) if titles else ", ".join(format_range(a, b) for a, b in parts)
     return (f"The video has {len(parts)} part{'s' * (len(parts) != 1)}{where}, as its on-screen titles mark them: {listed}."), titles
 
@@ -328,18 +332,16 @@ _NO_FILTER = frozenset(tokenize("video clip film movie whole contain contains in
                                 "there total altogether different separate distinct many number count"))
 
 
-def _parts_with(turn: Turn, parts: list[Span]) -> tuple[str, list[Evidence]] | None:
+def _parts_with(q: Question, lines: list[list[Evidence]]) -> tuple[str, list[Evidence]] | None:
     """For parts counted with a condition ("how many of the readings come from LibriVox?"): the
-    condition's words, and for each part whose on-screen lines hold them all, the line that does. None
-    when the question sets no condition, or when no part's lines hold its words (they do not pick
-    out parts, then: "how many readings does the video contain?")."""
-    q = turn.question
+    condition's words, and for each part whose on-screen ``lines`` hold them all, the line that does.
+    None when the question sets no condition, or when no part's lines hold its words (they do not
+    pick out parts, then: "how many readings does the video contain?")."""
     wanted = q.focus_tokens - _NO_FILTER - TYPE_WORDS
     if not wanted:
         return None
     matching = []
-    for a, b in parts:
-        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH and a - 0.5 <= e.start < b]
+    for shown in lines:
         held = [e for e in shown if matched(wanted, set(tokenize(e.text))) == wanted]
         if not held and matched(wanted, set().union(*(set(tokenize(e.text)) for e in shown))) == wanted:
             held = shown[:1]  # the words are spread over the part's lines ("Sonnet 1" over "LibriVox recording")
@@ -449,7 +451,8 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
     matching, the first thing said or shown in it (for its end, where the last one stops)."""
     q = turn.question
     # "that credit" in "when does that credit appear?" names what the previous answer was, not something new
-    own = [w for w in q.focus_tokens if w not in set(tokenize(" ".join([*q.carried, q.pointed or ""])))]
+    known = set(tokenize(" ".join([*q.carried, q.pointed or ""])))
+    own = [w for w in q.focus_tokens if w not in known]
     if (q.refers_back or q.follow_up) and not own and turn.previous_evidence:
         lead = turn.previous_evidence[0]
         moment = lead.start if q.moment_edge == "start" else lead.end
@@ -488,15 +491,15 @@ def _role_of(turn: Turn) -> tuple[str, list[Evidence]] | None:
     shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
     labels = labelled(shown, boxes_of(lines_read(turn)))
     name = set().union(*names)
-    found: list[tuple[Evidence, list[Evidence]]] = []
+    found: dict[str, Evidence] = {}  # by the role: one credited on several frames is said once
     for e in sorted(shown, key=lambda e: e.start):
-        # a role credited on several frames is said once
-        if e.key() in labels and matched(name, set(tokenize(e.text))) == name and label_text(labels, e) not in {label_text(labels, f) for f, _ in found}:
-            found.append((e, labels[e.key()]))
+        if e.key() in labels and matched(name, set(tokenize(e.text))) == name:
+            found.setdefault(label_text(labels, e), e)
     if not found:
         return None
-    said = [f"{sentences([e], q)[0].rstrip('.')}, credited as “{label_text(labels, e)}”." for e, _ in found[:ROLES_LISTED]]
-    return " ".join(said), [x for e, by in found[:ROLES_LISTED] for x in (e, *by)]
+    listed = list(found.items())[:ROLES_LISTED]
+    said = [f"{sentences([e], q)[0].rstrip('.')}, credited as “{role}”." for role, e in listed]
+    return " ".join(said), [x for _, e in listed for x in (e, *labels[e.key()])]
 
 
 ROLES_LISTED = 6
