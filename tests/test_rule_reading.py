@@ -1101,3 +1101,36 @@ def test_parts_counted_with_a_condition_are_those_whose_titles_meet_it():
     assert re.search(r"\b2\b|\btwo\b", kept) and "Lantern Road" not in kept, kept
     every = _converse("How many readings does the video contain?", world, hits).content
     assert re.search(r"\b3\b|\bthree\b", every), every
+
+
+def test_what_a_part_is_called_is_its_title_card():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                          (60, 120, "Harbour Days - Tom Kessel", "The boats came home at dusk."))
+    for question in ("What is the Kessel reading called?", "What's the Kessel piece titled?"):
+        final = _converse(question, world, [_hit(60.0, 120.0, world[2])])
+        assert "Harbour Days" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_the_parts_of_a_video_are_listed_when_asked_which_there_are():
+    world = [line("extract_scene_text", "ocr", 0, 50, "Evening Tide - Mara Solberg"), line("transcribe_speech", "speech", 5, 45, "The gulls go quiet."),
+             line("extract_scene_text", "ocr", 56, 120, "The Lantern Road - Tomas Eklund"), line("transcribe_speech", "speech", 60, 115, "We walked on."),
+             line("extract_scene_text", "ocr", 126, 200, "Salt and Iron - Vera Lind"), line("transcribe_speech", "speech", 130, 195, "Iron remembers.")]
+    for question in ("What readings are in the video?", "Which authors are featured?", "List the readings."):
+        listed = _converse(question, world, [_hit(0.0, 50.0, world[0])]).content
+        assert all(name in listed for name in ("Solberg", "Eklund", "Lind")), listed
+
+
+def test_a_short_name_does_not_stand_for_a_longer_word_it_begins():
+    from staragent.agent.planners.rules.ranking import matched
+
+    assert not matched(set(tokenize("language")), set(tokenize("Peter Lang")))
+    assert matched(set(tokenize("grow")), set(tokenize("growth"))) and matched(set(tokenize("director")), set(tokenize("direct")))
+
+
+def test_the_line_a_named_speaker_delivers_is_read_in_their_part_and_whole():
+    card = line("extract_scene_text", "ocr", 115.0, 128.0, "Harbour Speech - Mayor Ilse Brandt, 1987")
+    said = [line("transcribe_speech", "speech", 116.3, 117.8, "So my dear neighbours,"),
+            line("transcribe_speech", "speech", 119.0, 126.0, "build the wall high, and keep the lamps lit."),
+            line("transcribe_speech", "speech", 140.0, 145.0, "A new reading begins with a line of its own.")]
+    final = _converse("What's the famous line Brandt delivers in the clip?", [card, *said], [_hit(115.0, 128.0, card)])
+    assert "lamps" in final.content and not says_nothing_found(final.content), final.content

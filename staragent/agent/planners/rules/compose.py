@@ -200,9 +200,12 @@ def _partner(turn: Turn, line: Evidence) -> Evidence | None:
 
 
 def _continuation(turn: Turn, line: Evidence) -> Evidence | None:
-    """The line said right after ``line`` when it opens with a word that carries the thought on."""
+    """The line said right after ``line`` when it carries the thought on: it opens with a word that
+    does, or ``line`` breaks off mid-sentence (a comma, and the next line goes on in lower case)."""
     after = _next_line(turn, line, within=2.0)
-    if after is not None and (words := re.findall(r"[a-z]+", after.text.lower())) and words[0] in CONTINUING:
+    if after is None or not (words := re.findall(r"[A-Za-z]+", after.text)):
+        return None
+    if words[0].lower() in CONTINUING or (line.text.rstrip().endswith((",", ";", ":")) and words[0].islower()):
         return after
     return None
 

@@ -29,7 +29,8 @@ from ....words import NUMBER_WORDS
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
                 "state", "stated", "quote", "claim", "claimed", "urge", "urges", "urged", "words", "line", "lines",
-                "sentence", "recite", "recited", "lyrics", "lyric", "sung", "warn", "warns", "warned"}
+                "sentence", "recite", "recited", "recites", "lyrics", "lyric", "sung", "warn", "warns", "warned", "deliver", "delivers",
+                "utter", "utters", "uttered"}
 SUNG_WORDS = {"lyrics", "lyric", "sung"}
 """the words of a song are what is heard sung: speech, whatever "song" says about sounds"""
 OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", "sign", "caption", "captions", "displayed",
@@ -64,7 +65,8 @@ OPERATION_WORDS = {
     "exceed", "times", "multiplied", "product", "double", "triple", "ratio", "divided", "average", "mean", "how",
     "much", "many", "more", "less",
 }
-FILLER_WORDS = {"video", "clip", "minute", "mark", "time", "exact", "exactly", "right", "just", "immediately", "after",
+# (what praises a thing says how well it is known, not what it holds: "the famous line", "the memorable quote")
+FILLER_WORDS = {"famous", "memorable", "iconic", "celebrated", "video", "clip", "minute", "mark", "time", "exact", "exactly", "right", "just", "immediately", "after",
                 "before", "following", "next", "previous", "earlier", "later", "happen", "happens", "appear", "appears",
                 "point", "moment", "according", "whose", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
@@ -156,7 +158,10 @@ _SCOPE_PATTERNS = (
     re.compile(r"\baccording to (?:the\s+)?(?P<scope>[^,?.]+?)(?:,|\?|$|\s+(?:what|who|how|when|where|which|why|is|are|does|did)\b)", re.I),
     # "what does the sonnet say", "what does Okafor urge"
     re.compile(r"\b(?:what|how|who|whom|which)\s+(?:\w+\s+)?(?:does|did|do)\s+(?P<scope>(?:the\s+)?[\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
-               r"(?:say|says|mention|describe|call|calls|urge|urges|claim|argue|tell|ask|address|addressing|pin|list|compare)\b", re.I),
+               r"(?:say|says|mention|describe|call|calls|urge|urges|claim|argue|tell|ask|address|addressing|pin|list|compare|deliver|recite|quote|utter)\b", re.I),
+    # "the famous line Kennedy delivers", "the words the narrator repeats": who says them is where to look
+    re.compile(r"\b(?:line|lines|words|quote|quotation|phrase|sentence|saying)\s+(?:that\s+)?(?P<scope>(?:the\s+)?[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
+               r"(?:says|said|delivers|delivered|speaks|spoke|utters|uttered|recites|recited|repeats|repeated|quotes|quoted|reads|read)\b"),
     # "the poem calls ...", "the narrator pins ..."
     re.compile(r"^\s*(?:the\s+)?(?P<scope>(?:[\w'’.-]+\s+){0,2}?(?:" + _PART + r"))\s+(?:calls|says|mentions|describes|compares|claims|tells)\b", re.I),
 )
@@ -200,6 +205,11 @@ _COUNTED_PARTS = sorted(set(PART_NOUNS) - {"parts", "readings", "scene", "clip",
 _COUNT_PARTS = re.compile(r"\bhow many (?:of (?:the|these|those) )?(?:different |separate |distinct )?(?:" + "|".join(_COUNTED_PARTS)
                           + r")(?:es|s)?\b(?! of\b)", re.I)
 """how many parts the video has ("how many readings are there?"), counted from its on-screen titles"""
+_LISTED_PARTS = "|".join(sorted(set(_COUNTED_PARTS) - {"text", "title"} | {"author", "writer", "poet", "composer", "novel"}, key=len, reverse=True))
+_LIST_PARTS = re.compile(r"\b(?:what|which)\s+(?:different\s+|separate\s+)?(?:" + _LISTED_PARTS + r")(?:es|s)\s+(?:are|were)\b(?!\s+(?:about|said)\b)|"
+                         r"\blist (?:all |each |every )?(?:of )?the (?:" + _LISTED_PARTS + r")(?:es|s)\b", re.I)
+"""which parts the video has ("what readings are in the video?", "which authors are featured?"): the
+parts are counted and listed the same way, by their on-screen titles"""
 _ROLE_OF = re.compile(r"\b(?:job|jobs|role|roles|position|function|task|tasks|responsibilit(?:y|ies)|credited (?:for|as|with)|"
                       r"responsible for|in charge of)\b|\bwhat (?:did|does|do) .{2,60}? do\b", re.I)
 """asks what a person did: "what was Ada Brook's job?", "what is Ada Brook credited for?" """
@@ -382,12 +392,16 @@ TITLE_TOKENS = frozenset(tokenize("title titles heading headline"))
 """what asks for a title: the kind of line wanted, not words the title holds"""
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
 _NAME_OF_WORK = re.compile(r"\b(?:the )?name of (?:the|this) (?:film|video|movie|show|clip|episode|series)\b|"
-                           r"\bwhat(?:'s| is) (?:the|this) (?:film|video|movie|show|clip|episode|series) called\b|\bwhat(?:'s| is) it called\b")
+                           r"\bwhat(?:'s| is) (?:the|this) (?:film|video|movie|show|clip|episode|series) (?:called|named|titled)\b|"
+                           r"\bwhat(?:'s| is) it (?:called|named|titled)\b")
 # Verbs of making something: what follows them is the thing made, even a word that otherwise only
 # says where to look ("who designed the logo", "which studio produced the title sequence")
 _MADE = re.compile(r"\b(?:design(?:ed|s)?|creat(?:ed|es?)|made|makes?|drew|draws?|drawn|paint(?:ed|s)?|produc(?:ed|es?)|"
                    r"compos(?:ed|es?)|buil[dt]s?|illustrat(?:ed|es?)|animat(?:ed|es?)|craft(?:ed|s)?)\b", re.I)
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
+# "what is the third chapter called?", "what's the song titled?": the same as asking for its title;
+# the verb is no word the answer holds
+_CALLED = re.compile(r"\bwhat(?:'s| is| was| are| were)\b[^?]*?\s(?P<verb>called|named|titled|entitled)\s*(?:\?|$)")
 _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": the object asked, not the speaker
     r"\bwho(?:m)?\s+(?:is|was|are|were|does|did|do|will)\s+(?!(?:talking|speaking|addressing)\b)[^?]*?"
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
@@ -783,7 +797,10 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
-    question.asks_title = bool(_TITLE_WORD.search(bare_lower) or named_work)
+    called = _CALLED.search(bare_lower)
+    question.asks_title = bool(_TITLE_WORD.search(bare_lower) or named_work or called)
+    if called:
+        question.keywords = _without(question.keywords, called["verb"])
     question.credits = bool(_CREDITS.search(bare_lower))
     question.addressee = bool(_ADDRESSEE.search(bare_lower))
     question.author = bool(_AUTHOR.search(bare_lower))
@@ -818,7 +835,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.summary_length = "long"
     if _COUNT_NAMES.search(bare):
         question.count = "names"
-    elif counted_parts := _COUNT_PARTS.search(bare):
+    elif counted_parts := _COUNT_PARTS.search(bare) or _LIST_PARTS.search(bare):
         question.count, question.keywords = "parts", _without(question.keywords, counted_parts[0])
     elif _COUNT_MENTIONS.search(bare):
         question.count = "mentions"

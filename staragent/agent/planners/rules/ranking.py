@@ -126,9 +126,15 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs."""
     found = wanted & tokens
     for w in wanted - found:
-        if len(w) >= 4 and any(len(t) >= 4 and (t.startswith(w) or w.startswith(t)) for t in tokens):
+        if len(w) >= 4 and any(_extends(w, t) or _extends(t, w) for t in tokens):
             found.add(w)
     return found
+
+
+def _extends(short: str, long: str) -> bool:
+    """Whether ``long`` is ``short`` with an ending added: four letters may take at most two more
+    ("grow" ~ "growth"), so a short name does not stand for a long word ("Lang" ~ "language")."""
+    return len(short) >= 4 and long.startswith(short) and (len(short) >= 5 or len(long) - len(short) <= 2)
 
 
 def beyond_question(text: str, q: Question) -> str:
