@@ -52,6 +52,8 @@ class AcousticFrames:
 
 
 def measure(audio: np.ndarray, window: float = 0.5, chunk_windows: int = 512) -> AcousticFrames:
+    from scipy.fft import rfft  # in single precision, unlike numpy's
+
     size = max(64, int(window * SAMPLE_RATE))
     count = len(audio) // size
     times = np.arange(count, dtype=np.float64) * (size / SAMPLE_RATE)
@@ -60,8 +62,6 @@ def measure(audio: np.ndarray, window: float = 0.5, chunk_windows: int = 512) ->
     peak_hz = np.empty(count, np.float32)
     peak_share = np.empty(count, np.float32)
     unsteadiness = np.empty(count, np.float32)
-    from scipy.fft import rfft  # in single precision, unlike numpy's
-
     sub = size // 10
     taper = np.hanning(size).astype(np.float32)
     freqs = np.fft.rfftfreq(size, 1.0 / SAMPLE_RATE)

@@ -60,7 +60,7 @@ def log_mel(audio: np.ndarray) -> np.ndarray:
     audio = np.asarray(audio, np.float32)
     if len(audio) < FRAME:
         return np.zeros((0, MELS), np.float32)
-    from scipy.fft import rfft  # single precision: numpy's FFT takes eight times as long, half the stage
+    from scipy.fft import rfft  # in single precision: numpy's took 2 to 8 times as long on these frames
 
     frames = np.lib.stride_tricks.sliding_window_view(audio, FRAME)[::STEP]
     magnitude = np.abs(rfft(frames * _HANN, n=FFT)).astype(np.float32)

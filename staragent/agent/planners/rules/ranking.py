@@ -126,7 +126,7 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs."""
     found = wanted & tokens
     for w in wanted - found:
-        if len(w) >= 4 and any(_extends(w, t) or _extends(t, w) for t in tokens):
+        if any(_extends(w, t) or _extends(t, w) for t in tokens):
             found.add(w)
     return found
 
