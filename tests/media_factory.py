@@ -461,3 +461,20 @@ def overlay_video(path: Path) -> tuple[ForeignVideo, list[Overlay]]:
     ]
     slide = Slide(27, ["Harbour Report"], (70, 50, 30), animate=draw_overlays(overlays))
     return make_video(path, [slide], [Sound(1.0, 3.0, "tone")], subtitles=None), overlays
+
+
+CREDIT_ROLL = ["MUSIC", "Mira Castell", "EDITING", "Tomas Reed", "Mira Castell", "LIGHTING", "Mira Castell", "SOUND", "Jon Abe"]
+"""a roll in which one name is listed under three headings"""
+
+
+def credits_roll_video(path: Path, speed: float = 70.0, spacing: int = 36) -> tuple[ForeignVideo, list[Overlay]]:
+    """End credits rolling up a drifting background, a line every ``spacing`` pixels at ``speed``
+    pixels per second: faster than a sampled frame a second can follow by the nearest look alone."""
+    height = 360
+    seconds = (height + 40 + spacing * len(CREDIT_ROLL)) / speed
+    overlays = [
+        Overlay(text, 0.0, seconds, (200 if text.isupper() else 260, height + 40 + spacing * i), scale=0.8, scroll=speed)
+        for i, text in enumerate(CREDIT_ROLL)
+    ]
+    slide = Slide(seconds, [], (70, 50, 30), animate=draw_overlays(overlays))
+    return make_video(path, [slide], subtitles=None, audio=False), overlays

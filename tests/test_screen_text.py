@@ -5,7 +5,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from media_factory import overlay_video
+from media_factory import credits_roll_video, overlay_video
 
 from staragent.config import load_settings
 from staragent.index.builder import build_index
@@ -116,3 +116,21 @@ def test_readings_of_one_line_are_merged():
               OcrLine(text="Other", box=box, score=0.9, start=120.04, end=121.0)]
     joined = join_pieces(pieces, [120.0], within=1.0)
     assert [(line.text, line.start, line.end) for line in joined] == [("Keep calm", 100.0, 130.0), ("Other", 120.04, 121.0)]
+
+
+def test_a_name_rolling_by_under_several_credits_is_read_each_time_with_its_own_span(tmp_path):
+    """The same name under three headings of a fast roll: three lines, each on screen while that
+    instance is, so that the heading above each one is the one on screen with it."""
+    from staragent.models.ocr import RapidOcrReader
+
+    video, drawn = credits_roll_video(tmp_path / "roll.mp4")
+    settings = load_settings(progress=False)
+    lines = _lines(video, RapidOcrReader(settings.index.ocr_min_score, settings.index.ocr_min_height), settings)
+    for text in {o.text for o in drawn}:
+        expected = [o for o in drawn if o.text == text]
+        found = sorted((start, end) for read, start, end in lines if read.replace(" ", "") == text.replace(" ", ""))
+        assert len(found) == len(expected), (text, found, lines)
+        for overlay, (start, end) in zip(expected, found):
+            (first, last), (whole, gone) = _span(overlay, video.duration, whole=False), _span(overlay, video.duration, whole=True)
+            assert first - 0.05 <= start <= whole + STEP + 0.05, (text, start, first, whole)
+            assert gone - 0.05 <= end <= last + STEP + 0.05, (text, end, gone, last)

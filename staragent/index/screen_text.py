@@ -353,7 +353,7 @@ class TextTracker:
                 if distance <= SAME_LOOK:
                     pairs.append((distance, ti, qi, there))
         matched_tracks, matched_quads = set(), set()
-        for _, ti, qi, there in sorted(pairs, key=lambda p: p[:3]):
+        for _, _, ti, qi, there in sorted(_with_motion(pairs, inside, quads)):
             if ti in matched_tracks or qi in matched_quads:
                 continue
             matched_tracks.add(ti)
@@ -429,7 +429,10 @@ class TextTracker:
         across = min(right0, right1) - max(left0, left1)
         same_row = min(bottom0, bottom1) - max(top0, top1) > 0.5 * height and across > 0
         same_column = across > 0.5 * min(right0 - left0, right1 - left1) and abs((top0 + bottom0) - (top1 + bottom1)) / 2 <= SCROLL_LINES * height
-        at_edge = min(top0, top1) <= 2 or max(bottom0, bottom1) >= self._height - 2
+        # a line cut by the frame's edge is lower than itself: the distance is counted in the taller
+        # box's heights (a line leaving at the top is not the one coming in at the bottom)
+        at_edge = (min(top0, top1) <= 2 or max(bottom0, bottom1) >= self._height - 2) and across > 0 and \
+            abs((top0 + bottom0) - (top1 + bottom1)) / 2 <= SCROLL_LINES * max(bottom0 - top0, bottom1 - top1)
         return bool(same_row or same_column or at_edge)
 
     def _close(self, track: _Track, time: float) -> None:
@@ -450,6 +453,33 @@ class TextTracker:
             if t.text is not None
         ]
         return sorted(lines, key=lambda line: (line.start, round(line.box[1] * 40), line.box[0], line.box[1], line.text)), vars(self.stats)
+
+
+def _with_motion(pairs: list[tuple], tracks: list[_Track], quads: list[np.ndarray]) -> list[tuple]:
+    """The look matches ``(distance, track, quad, look)`` keyed to be taken in order: those that move
+    as most lines on screen moved come first, then the closest looks. While the text scrolls, a
+    match that neither moves with it nor stays put (a title over the roll) is dropped: in rolling
+    credits a name listed under several headings looks the same each time, and the instance a line
+    moved to is the one the roll took it to, not the nearest look."""
+    best: dict[int, tuple[float, float]] = {}
+    for distance, ti, qi, _ in pairs:
+        if ti not in best or distance < best[ti][0]:
+            best[ti] = (distance, _centre(quads[qi]) - _centre(tracks[ti].quad))
+    if not best:
+        return []
+    moved = float(np.median([shift for _, shift in best.values()]))
+    scrolling = abs(moved) > 0.5 * float(np.median([np.ptp(tracks[ti].quad[:, 1]) for ti in best]))
+    keyed = []
+    for distance, ti, qi, there in pairs:
+        shift, height = _centre(quads[qi]) - _centre(tracks[ti].quad), float(np.ptp(tracks[ti].quad[:, 1]))
+        off = abs(shift - moved) > max(2.0, 0.75 * height)
+        if not (off and scrolling and abs(shift) > max(2.0, 0.5 * height)):
+            keyed.append((off, distance, ti, qi, there))
+    return keyed
+
+
+def _centre(quad: np.ndarray) -> float:
+    return float(quad[:, 1].min() + quad[:, 1].max()) / 2
 
 
 def _where(track: _Track) -> tuple[float, float]:

@@ -799,8 +799,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=3),
     Stage("frames", (), ("keyframes.jsonl", "scenes.json", "keyframes"), _frames_params, run_frames, version=3),
     # version 5: a pass of its own over frames sampled at ocr_fps; each line with its own span;
-    # 6: lines matched in reading order (recognition on a thread of its own)
-    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=6),
+    # 6: lines matched in reading order (recognition on a thread of its own); 7: looks matched along the
+    # roll (a name under several credits is read each time)
+    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=7),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
     # version 4: OCR lines carry their own spans; sound events with times
