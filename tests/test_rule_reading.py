@@ -5,7 +5,7 @@ one line that answers (not the lines beside it), and honest messages when a tool
 import re
 
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from staragent.agent.grounding import says_nothing_found
 from staragent.agent.planners.rules import RulePlanner
@@ -247,7 +247,6 @@ def test_a_follow_up_placed_by_time_keeps_the_topic_for_the_next_question():
 
 
 def test_right_before_that_is_the_last_line_before_what_the_last_answer_quoted():
-    from langchain_core.messages import AIMessage
 
     cited = Evidence(start=35.0, end=37.0, modality="speech", text="It ships 1243 orders a day.", source="transcribe_speech")
     answer = AIMessage("Said at 0:35-0:37: “It ships 1243 orders a day.”", response_metadata={"evidence": [cited.model_dump()]})
@@ -435,7 +434,6 @@ def test_whom_a_speaker_addresses_is_who_they_call_by_name_in_their_part():
 
 
 def test_a_follow_up_with_words_of_its_own_is_answered_where_they_are_found():
-    from langchain_core.messages import AIMessage
 
     world = [
         line("extract_scene_text", "ocr", 400, 404, "DIRECTED BY"), line("extract_scene_text", "ocr", 400, 404, "Mira Castell"),
@@ -1061,7 +1059,6 @@ def test_the_names_right_under_a_rolling_heading_are_its_credit_not_the_block_th
 
 
 def test_when_that_credit_appears_is_the_moment_of_the_credit_the_last_answer_cited():
-    from langchain_core.messages import AIMessage
 
     world = [
         line("extract_scene_text", "ocr", 520, 524, "WITH SUPPORT FROM"), line("extract_scene_text", "ocr", 520, 524, "Harbour Arts Fund"),
@@ -1134,3 +1131,50 @@ def test_the_line_a_named_speaker_delivers_is_read_in_their_part_and_whole():
             line("transcribe_speech", "speech", 140.0, 145.0, "A new reading begins with a line of its own.")]
     final = _converse("What's the famous line Brandt delivers in the clip?", [card, *said], [_hit(115.0, 128.0, card)])
     assert "lamps" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_the_part_that_stands_out_by_length_or_year_is_found_by_comparing_the_parts():
+    world = [line("extract_scene_text", "ocr", 0, 50, "Evening Tide - Mara Solberg"), line("extract_scene_text", "ocr", 0, 50, "First published 1871"),
+             line("extract_scene_text", "ocr", 56, 70, "Harbour Speech - Mayor Ilse Brandt, 1987"),
+             line("extract_scene_text", "ocr", 76, 200, "Salt and Iron - Vera Lind"), line("extract_scene_text", "ocr", 76, 200, "(published 1824)")]
+    hits = [_hit(0.0, 50.0, world[0])]
+    for question, part, other in [("Which of the readings is the shortest?", "Harbour Speech", "Salt and Iron"),
+                                  ("Which reading is the longest?", "Salt and Iron", "Harbour Speech"),
+                                  ("Which of the works read here is the oldest?", "Salt and Iron", "Evening Tide"),
+                                  ("What's the most recent piece in the video?", "Harbour Speech", "Salt and Iron")]:
+        said = _converse(question, world, hits).content
+        assert part in said and other not in said.split("(the others")[0], (question, said)
+    assert analyse("What is the longest river mentioned?").compare is None  # a river is no part of the video
+
+
+def test_how_long_it_lasts_after_a_question_that_named_a_part_is_that_part_s_length():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                          (115, 128, "Harbour Speech - Mayor Ilse Brandt", "Build the wall high."))
+    cited = world[2]
+    answer = AIMessage("On screen at 1:55-2:08: “Harbour Speech - Mayor Ilse Brandt”.", response_metadata={"evidence": [cited.model_dump()]})
+    final = _converse("How long does it last?", world, [_hit(115.0, 128.0, cited)], history=[HumanMessage("Which mayor's speech is in the video?"), answer])
+    assert re.search(r"\b13 s", final.content) and "10:00" not in final.content, final.content
+    # with nothing named before it, "it" is the video
+    assert analyse("How long does it last?").intent.kind == "length"
+
+
+def test_who_did_something_the_video_never_credits_is_said_not_to_be_there():
+    world = [line("extract_scene_text", "ocr", 560, 566, "LANTERNFALL HAS BEEN MADE WITH OPEN TOOLS"),
+             line("extract_scene_text", "ocr", 400, 404, "DIRECTED BY"), line("extract_scene_text", "ocr", 400, 404, "Mira Castell")]
+    final = _converse("Who voiced the fox in Lanternfall?", world, [_hit(560.0, 566.0, world[0])])
+    assert says_nothing_found(final.content) and "Mira Castell" not in final.content, final.content
+
+
+def test_a_question_for_everyone_credited_lists_each_name_under_the_heading_once():
+    lines, boxes = _rolling_credits([*CREDITS_ROLL[:4], ("SOFTWARE AND SUPPORT", *ROLE), ("Pia Roth", *NAME), ("Jon Ekberg", *NAME),
+                                     ("Mira Holt", *NAME), ("CATERING", *ROLE), ("Otto Brenn", *NAME)])
+    final = _converse("Name the people credited with software and support.", lines, [_hit(498.0, 530.0)], boxes=boxes)
+    assert all(name in final.content for name in ("Pia Roth", "Jon Ekberg", "Mira Holt")), final.content
+    assert "Otto Brenn" not in final.content and "Ilsa Moravec" not in final.content, final.content
+
+
+def test_a_sound_s_guessed_source_does_not_count_as_hearing_it():
+    world = [heard(56.0, 61.0, "Music", 0.68), heard(105.0, 106.0, "Insect", 0.98),
+             heard(105.0, 105.5, "sound: tonal sound near 60 Hz, changing in loudness (a chime, bell or music)")]
+    final = _converse("Is there any music in the video?", world, [_hit(105.0, 106.0, world[2]), _hit(56.0, 61.0, world[0])])
+    assert "0:56" in final.content and "Insect" not in final.content, final.content

@@ -145,6 +145,15 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         # together ("Church bell" and "steady tone near 220 Hz"; "Sine wave" and "880 Hz beep")
         chosen += [s.evidence for s in scored[1:] if s.evidence.modality == "audio" and named_sound(s.evidence) != named_sound(best)
                    and sound_kind(s.evidence) != "silence" and s.evidence.start <= best.end + 0.5 and s.evidence.end >= best.start - 0.5][:1]
+    if q.many and best.modality == "ocr":
+        # "name the people credited with ...": each line that answers as well as the best (the names
+        # under one heading), once each
+        alike = [s.evidence for s in scored if s.evidence.modality == "ocr" and s.share >= scored[0].share
+                 and s.score >= scored[0].score - ALIKE and abs(s.evidence.start - best.start) <= 10]
+        once: dict[str, Evidence] = {}
+        for e in alike:
+            once.setdefault(normalised(e.text), e)
+        return list(once.values())[:ROLES_LISTED]
     covered = matched(q.tokens, set(tokenize(best.text)))
     for s in scored[1:]:
         e = s.evidence
@@ -167,6 +176,8 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     return chosen + [e for e in carried if e.key() not in {c.key() for c in chosen}]
 
 
+ALIKE = 0.15
+"""how far below the best a line may score and still answer a question that asks for every answer"""
 MEASURED = frozenset({"money", "percent", "number", "duration", "time", "date"})
 """kinds of answer a line shows by its form (an amount, a date), whatever its words"""
 CONTINUING = frozenset({"unless", "but", "and", "because", "although", "though", "except", "until", "which", "or", "so", "yet", "whereas"})
@@ -319,16 +330,50 @@ def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
     lines = [[e for e in shown if a - 0.5 <= e.start < b] for a, b in parts]  # each part's on-screen lines
     whole = whole_read(turn.duration)
     where = f" in its first {format_time(whole[1])}" if whole and whole[1] < (turn.duration or 0.0) else ""
+    if turn.question.compare and (compared := _compare_parts(turn.question.compare, parts, lines, boxes_of(lines_read(turn)))):
+        return compared
     if (kept := _parts_with(turn.question, lines)) is not None:  # "how many of the readings come from LibriVox?"
         words, matching = kept
         listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in matching)
         return (f"{len(matching)} of the video's {len(parts)} parts{where} (as its on-screen titles mark them) {'shows' if len(matching) == 1 else 'show'} “{words}”: "
                 f"{listed}."), matching
     boxes = boxes_of(lines_read(turn))
-    # of each part, the first line up, and of lines shown together the one highest on the frame
-    titles = [min(part, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0)) for part in lines if part]
+    titles = [_title_of(part, boxes) for part in lines if part]
     listed = "; ".join(f"{format_range(e.start, e.end)} “{e.text}”" for e in titles) if titles else ", ".join(format_range(a, b) for a, b in parts)
     return (f"The video has {len(parts)} part{'s' * (len(parts) != 1)}{where}, as its on-screen titles mark them: {listed}."), titles
+
+
+def _title_of(part: list[Evidence], boxes: dict) -> Evidence:
+    """Of a part's on-screen lines, its title: the first line up, and of lines shown together the
+    one highest on the frame."""
+    return min(part, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0))
+
+
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def _compare_parts(most: str, parts: list[Span], lines: list[list[Evidence]], boxes: dict) -> tuple[str, list[Evidence]] | None:
+    """The part that is the shortest or longest (from where its titles come on to where they go), or
+    the oldest or newest (by the earliest year its on-screen lines give: a work's first publication
+    comes before a recording's), with the other parts' figures beside it; None when there is nothing
+    to compare (one part, or no year shown for two of them)."""
+    if most in ("shortest", "longest"):
+        figures = [(b - a, f"{b - a:.0f} s", (a, b)) for a, b in parts]
+    else:
+        figures = [(min(years), str(min(years)), span) for span, shown in zip(parts, lines)
+                   if (years := [int(y) for e in shown for y in _YEAR.findall(e.text)])]
+    if len(figures) < 2:
+        return None
+    pick = min if most in ("shortest", "oldest") else max
+    value, said, (a, b) = pick(figures, key=lambda f: f[0])
+    shown = next((part for span, part in zip(parts, lines) if span == (a, b)), [])
+    title = _title_of(shown, boxes) if shown else None
+    dated = next((e for e in shown if said in e.text), title) if most in ("oldest", "newest") else title
+    name = f"“{title.text}”" if title else "the part"
+    others = ", ".join(f for _, f, span in figures if span != (a, b))
+    cited = [e for e in (title, dated) if e is not None][: 1 if dated is title else 2]
+    return (f"The {most} of the video's {len(parts)} parts (as its on-screen titles mark them) is {name}, "
+            f"{format_range(a, b)}: {said} (the others: {others})."), cited
 
 
 _NO_FILTER = frozenset(tokenize("video clip film movie whole contain contains include includes have has feature features come comes "
@@ -520,7 +565,8 @@ def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | 
     """"How long is the Kennedy clip?": the length of the part the question names, from where it
     starts to where it ends, when the question asks nothing else of it."""
     q = turn.question
-    if q.answer_type != "duration" or not q.scope or q.relation or q.names_silence or "audio" in q.wants or q.tokens - q.scope_tokens:
+    pointed = q.follow_up and q.pronoun and not q.scope and not q.tokens  # "how long does it last?" after naming a part
+    if q.answer_type != "duration" or not (q.scope or pointed) or q.relation or q.names_silence or "audio" in q.wants or q.tokens - q.scope_tokens:
         return None
     start, end = focus[0][0], max(b for _, b in focus)
     # cited: what marks the whole part (its title card) before a line inside it
@@ -528,7 +574,7 @@ def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | 
                    key=lambda e: -(min(e.end, end) - max(e.start, start)))
     seconds = end - start
     length = f"{seconds:.0f} s" if seconds < 90 else f"{int(seconds // 60)} min {seconds % 60:.0f} s"
-    return f"The {q.scope} runs from {format_time(start)} to {format_time(end)}: about {length}.", shown[:1]
+    return f"{f'The {q.scope}' if q.scope else 'It'} runs from {format_time(start)} to {format_time(end)}: about {length}.", shown[:1]
 
 
 def _nothing_said(turn: Turn) -> str | None:

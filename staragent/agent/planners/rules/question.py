@@ -210,11 +210,26 @@ _LIST_PARTS = re.compile(r"\b(?:what|which)\s+(?:different\s+|separate\s+)?(?:" 
                          r"\blist (?:all |each |every )?(?:of )?the (?:" + _LISTED_PARTS + r")(?:es|s)\b", re.I)
 """which parts the video has ("what readings are in the video?", "which authors are featured?"): the
 parts are counted and listed the same way, by their on-screen titles"""
+_MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s)\b", re.I)
+"""a question that asks for every answer there is, not the best one"""
+_SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "longest", "oldest": "oldest", "newest": "newest",
+                 "most recent": "newest", "latest written": "newest"}
+_COMPARED_PARTS = "|".join(sorted(set(_COUNTED_PARTS) - {"text", "title"} | {"one", "novel", "clip"}, key=len, reverse=True))
+_MOST = "|".join(_SUPERLATIVES)
+_COMPARE_PARTS = re.compile(r"\b(?:which|what)\s+(?:of\s+(?:the|these|those)\s+)?(?:" + _COMPARED_PARTS + r")(?:es|s)?\b(?:\s+\w+){0,3}?\s+"
+                            r"(?:is|was|are|were)\s+(?:the\s+)?(?P<most>" + _MOST + r")\b|"
+                            r"\b(?:which|what|how long)(?:'s|\s+is|\s+was)\s+the\s+(?P<most2>" + _MOST + r")\s+(?:of\s+the\s+)?(?:" + _COMPARED_PARTS + r")", re.I)
+"""which part stands out by its length or its year ("which of the readings is the shortest?",
+"what's the oldest work in the video?"): the parts are found by their on-screen titles and compared"""
 _ROLE_OF = re.compile(r"\b(?:job|jobs|role|roles|position|function|task|tasks|responsibilit(?:y|ies)|credited (?:for|as|with)|"
                       r"responsible for|in charge of)\b|\bwhat (?:did|does|do) .{2,60}? do\b", re.I)
 """asks what a person did: "what was Ada Brook's job?", "what is Ada Brook credited for?" """
 _PERSON_ROLE = re.compile(r"\b(?:narrator|reader|speaker|presenter|host|author|writer|director|producer|composer|singer|"
                           r"designer|creator|owner|user|interviewer|guest|actor|voice)\b", re.I)
+_ROLE_VERBS = {"voiced": "voice", "voices": "voice", "narrated": "narrator", "narrates": "narrator", "sang": "singer", "sings": "singer",
+               "composed": "composer", "directed": "director", "produced": "producer"}
+_PERSON_DOING = re.compile(r"\bwho\s+(?:\w+\s+)?(?P<verb>" + "|".join(_ROLE_VERBS) + r")\b", re.I)
+"""a role asked for by what the person did ("who voiced the bunny?"), as its noun"""
 
 
 @dataclass
@@ -260,6 +275,8 @@ class Question:
     overview: bool = False  # what the video (or a named part of it) is about
     summary_length: str = "medium"  # short | medium | long: how long an overview the question asks for
     count: str | None = None  # names | mentions | parts: "how many people are named", "how many times is X said", "how many readings"
+    many: bool = False  # asks for everyone or everything that answers ("name the people credited with ...")
+    compare: str | None = None  # shortest | longest | oldest | newest: the part that stands out ("which reading is the shortest?")
     role: str | None = None  # "narrator", "director": the role a person question asks about
     role_of: bool = False  # what the person the question names did ("what was Ada Brook's job?"): the label of their name
     excludes_previous: bool = False  # "what ELSE ...": not what the last answer already said
@@ -623,10 +640,12 @@ _VIDEO_LENGTH = re.compile(
     r"\bhow long is (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
     r"\b(?:length|duration|running time|runtime) of (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
     r"\bhow long does (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:last|run|take|go on)\b|"
-    r"\bhow long (?:is it|does it last|does it run)\s*\??$|"
+    r"\bhow long (?:is it|does it last|does it run)\s*\??$|"  # (see _ITS_LENGTH)
     r"\bwhen (?:does|did|will) (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:end|finish|stop)\b",  # its end is its length
     re.I,
 )
+_ITS_LENGTH = re.compile(r"\bhow long (?:is it|does it last|does it run)\s*\??$", re.I)
+"""the length of "it": the video's, unless an earlier question named something in it"""
 _SUMMARY = re.compile(r"\bsummari[sz]e\b|\bsummary\b|\bgist\b|\bin (?:a )?(?:few|two|three) sentences\b|\brecap\b|\brundown\b|\boverview\b|\bsum up\b", re.I)
 
 
@@ -770,6 +789,9 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         wants.add("visual")
     operation = _operation(bare_lower)
     intent = find_intent(text)
+    if intent is not None and intent.kind == "length" and _ITS_LENGTH.search(text) and previous is not None \
+            and previous.intent is None and not previous.overview and not previous.video_title:
+        intent = None  # "which speech is in it?" then "how long does it last?": the speech, not the video
     time_range, moment = _video_time(text)
     relation, relation_to, between, relation_said = _relation(bare, bare_lower, operation, quoted)
     if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
@@ -835,6 +857,9 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.summary_length = "long"
     if _COUNT_NAMES.search(bare):
         question.count = "names"
+    elif compared := _COMPARE_PARTS.search(bare):
+        question.count, question.compare = "parts", _SUPERLATIVES[(compared["most"] or compared["most2"]).lower()]
+        question.keywords = _without(question.keywords, compared[0])
     elif counted_parts := _COUNT_PARTS.search(bare) or _LIST_PARTS.search(bare):
         question.count, question.keywords = "parts", _without(question.keywords, counted_parts[0])
     elif _COUNT_MENTIONS.search(bare):
@@ -842,6 +867,9 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.role_of = question.answer_type != "person" and not question.asks_moment and bool(_ROLE_OF.search(bare))
     if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
         question.role = role[0].lower()
+    elif question.answer_type == "person" and (doing := _PERSON_DOING.search(bare)):
+        question.role = _ROLE_VERBS[doing["verb"].lower()]
+    question.many = bool(_MANY.search(bare))
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     if besides := _BESIDES.search(bare):
         question.besides = besides[1].strip()

@@ -219,8 +219,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
                implied: frozenset[str] = frozenset()) -> tuple[float, float]:
     """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it,
     ``implied`` the words the line stands for without holding them (see ``implied_words``)."""
-    # the acoustic statistics' guess at a sound's source ("(a chime, bell or music)") is no mention of it
-    toks = set(tokenize(_GUESS.sub("", e.text) if e.modality == "audio" else e.text)) | implied
+    toks = set(tokenize(heard_words(e))) | implied
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
@@ -267,6 +266,12 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - q.moment), abs(e.end - q.moment)) / 10.0)
     return score, share
+
+
+def heard_words(e: Evidence) -> str:
+    """The words a line holds, less the acoustic statistics' guess at a sound's source ("(a chime,
+    bell or music)"): a guess is no mention, neither of the line itself nor of what is heard beside it."""
+    return _GUESS.sub("", e.text) if e.modality == "audio" else e.text
 
 
 def sound_kind(e: Evidence) -> str:
@@ -369,7 +374,7 @@ def rank(
     echo = echo_words(q)  # a question carried by its function words is matched on them
     wanted = (q.tokens if wanted is None else wanted) | echo
     implied = {e.key(): implied_words(q, e, boxes, echo) for e in evidence}
-    tokens = {e.key(): set(tokenize(e.text)) | implied[e.key()] for e in evidence}
+    tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
     names = names_in_question(q, wanted)
