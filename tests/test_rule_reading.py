@@ -1178,3 +1178,24 @@ def test_a_sound_s_guessed_source_does_not_count_as_hearing_it():
              heard(105.0, 105.5, "sound: tonal sound near 60 Hz, changing in loudness (a chime, bell or music)")]
     final = _converse("Is there any music in the video?", world, [_hit(105.0, 106.0, world[2]), _hit(56.0, 61.0, world[0])])
     assert "0:56" in final.content and "Insect" not in final.content, final.content
+
+
+def test_what_happens_first_or_last_is_what_comes_on_first_or_last_not_what_stays_throughout():
+    world = [line("extract_scene_text", "ocr", 0, 600, "Tue 09:12"),  # the desktop's clock, on screen throughout
+             line("extract_scene_text", "ocr", 2, 8, "Open the Settings app"), line("extract_scene_text", "ocr", 2.4, 8, "Q"),
+             line("transcribe_speech", "speech", 20, 24, "Now pick the printer you want."),
+             line("extract_scene_text", "ocr", 590, 598, "Close the window when done")]
+    for question, wanted, unwanted in [("What's the first thing the user does?", "Open the Settings app", "Close the window"),
+                                       ("What happens first?", "Open the Settings app", "Tue 09:12"),
+                                       ("What does the user do at the end?", "Close the window", "Open the Settings app")]:
+        said = _converse(question, world, [_hit(20.0, 24.0, world[3])]).content
+        assert wanted in said and unwanted not in said and not says_nothing_found(said), (question, said)
+    assert analyse("What is the last thing the speaker says about pricing?").sequence is None  # a topic of its own: found by its words
+
+
+def test_a_film_s_dialogue_is_what_is_said_and_a_dialog_box_is_on_screen():
+    assert analyse("What language is the dialogue in?").wants == {"speech"}
+    assert analyse("Is there a confirmation dialog?").wants == {"ocr"}
+    world = [line("extract_scene_text", "ocr", 500, 506, "DIALOGUE EDITING"), line("extract_scene_text", "ocr", 500, 506, "Mira Castell")]
+    said = _converse("What language is the dialogue in?", world, [_hit(500.0, 506.0, world[0])]).content
+    assert "Mira Castell" not in said and "EDITING" not in said, said

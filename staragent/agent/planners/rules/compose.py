@@ -32,6 +32,7 @@ from .intents import intent_answer
 from .layout import boxes_of, place_tokens
 from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
+    CHROME,
     MONTH_DAY,
     NAME_CARRIES_S,
     Scored,
@@ -706,6 +707,28 @@ def _recalled(turn: Turn) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _first_or_last(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]] | None:
+    """"What happens first?", "what does the user do at the end?": what is said or comes on screen
+    first (or last) in the part read, leaving out what stays on screen throughout (a clock, a
+    name in the top bar) and stray signs."""
+    first = turn.question.sequence == "first"
+    duration = turn.duration or 0.0
+    lines = [e for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr")
+             and (not focus or any(e.start < b and e.end > a for a, b in focus))
+             and not (duration and e.modality == "ocr" and e.end - e.start >= CHROME * duration) and sum(c.isalnum() for c in e.text) > 2]
+    if not lines:
+        return None
+    edge = min(e.start for e in lines) if first else max(e.start for e in lines)
+    boxes = boxes_of(lines_read(turn))
+    at = sorted((e for e in lines if abs(e.start - edge) <= SAME_MOMENT),  # lines shown together: top to bottom
+                key=lambda e: (round(e.start), e.modality, boxes[e.key()][1] if e.key() in boxes else 1.0))[:3]
+    return f"{'First' if first else 'Last'}, at {format_time(edge)}: " + " ".join(sentences(at, turn.question)), at
+
+
+SAME_MOMENT = 1.0
+"""seconds apart that lines still come on together, for what happens first or last"""
+
+
 def _listing(turn: Turn, span: Span, scored: list[Scored]) -> list[Evidence]:
     """Everything of the asked kind inside the stretch a question names, in time order."""
     start, end = span
@@ -752,6 +775,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return _too_few_parts(q, parts), []
     if q.overview:
         return _overview(turn, focus)
+    if q.sequence and (edge := _first_or_last(turn, focus)):
+        return edge
     if q.count == "names" and (counted := _count_names(turn, focus)):
         return counted
     if q.count == "mentions" and (counted := _count_mentions(turn)):

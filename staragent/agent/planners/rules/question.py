@@ -210,6 +210,14 @@ _LIST_PARTS = re.compile(r"\b(?:what|which)\s+(?:different\s+|separate\s+)?(?:" 
                          r"\blist (?:all |each |every )?(?:of )?the (?:" + _LISTED_PARTS + r")(?:es|s)\b", re.I)
 """which parts the video has ("what readings are in the video?", "which authors are featured?"): the
 parts are counted and listed the same way, by their on-screen titles"""
+_EDGE_FIRST = r"first|at first|to begin with|at the (?:very )?(?:start|beginning)|in the beginning"
+_EDGE_LAST = r"last|final|at the (?:very )?end|in the end|finally"
+_SEQUENCE = re.compile(r"\bwhat(?:'s|\s+is|\s+was)?\s+the\s+(?:very\s+)?(?:(?P<first>first)|last|final)\s+thing\b|"
+                       r"\bwhat\s+(?:happens|happened|is shown|is said|appears|comes up|does (?:the |a |this )?\w+ do|did (?:the |a |this )?\w+ do)\b"
+                       r".*?\b(?:(?P<first2>" + _EDGE_FIRST + r")|" + _EDGE_LAST + r")\b", re.I)
+_ACTORS = frozenset(tokenize("user person presenter speaker host narrator someone they man woman people viewer thing happen happens happened "
+                             "shown said appear appears come comes first last final start beginning end finally very video clip"))
+"""what a question of what happens first or last is worded with, beside the edge: no thing to look for"""
 _MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s)\b", re.I)
 """a question that asks for every answer there is, not the best one"""
 _SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "longest", "oldest": "oldest", "newest": "newest",
@@ -276,6 +284,7 @@ class Question:
     summary_length: str = "medium"  # short | medium | long: how long an overview the question asks for
     count: str | None = None  # names | mentions | parts: "how many people are named", "how many times is X said", "how many readings"
     many: bool = False  # asks for everyone or everything that answers ("name the people credited with ...")
+    sequence: str | None = None  # first | last: what happens first (or last) in the video, with nothing else asked ("what does the user do first?")
     compare: str | None = None  # shortest | longest | oldest | newest: the part that stands out ("which reading is the shortest?")
     role: str | None = None  # "narrator", "director": the role a person question asks about
     role_of: bool = False  # what the person the question names did ("what was Ada Brook's job?"): the label of their name
@@ -644,6 +653,9 @@ _VIDEO_LENGTH = re.compile(
     r"\bwhen (?:does|did|will) (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:end|finish|stop)\b",  # its end is its length
     re.I,
 )
+_SPOKEN_DIALOGUE = re.compile(r"\bdialog(?:ue)?s?\b(?!\s+(?:box|window))(?=.*\b(?:language|spoken|characters?|actors?|accents?)\b)|"
+                              r"\b(?:language|characters?|actors?|accents?)\b.*\bdialog(?:ue)?s?\b(?!\s+(?:box|window))")
+"""the dialogue of a film, what its characters say ("what language is the dialogue in?"), not a window on screen"""
 _ITS_LENGTH = re.compile(r"\bhow long (?:is it|does it last|does it run)\s*\??$", re.I)
 """the length of "it": the video's, unless an earlier question named something in it"""
 _SUMMARY = re.compile(r"\bsummari[sz]e\b|\bsummary\b|\bgist\b|\bin (?:a )?(?:few|two|three) sentences\b|\brecap\b|\brundown\b|\boverview\b|\bsum up\b", re.I)
@@ -778,9 +790,10 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     words = set(re.findall(r"[a-z'-]+", bare_lower))
     keywords = content_words(text_for_topic)
     wants = set()
-    if words & SPEECH_WORDS:
+    spoken_dialogue = bool(_SPOKEN_DIALOGUE.search(bare_lower))
+    if words & SPEECH_WORDS or spoken_dialogue:
         wants.add("speech")
-    if (words & OCR_WORDS or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
+    if (words & OCR_WORDS - ({"dialog", "dialogue"} if spoken_dialogue else set()) or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
     credited = bool(words & {"credit", "credits", "credited"})  # "the music credit": a role written on screen, not a sound
     if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and not credited:
@@ -870,6 +883,9 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     elif question.answer_type == "person" and (doing := _PERSON_DOING.search(bare)):
         question.role = _ROLE_VERBS[doing["verb"].lower()]
     question.many = bool(_MANY.search(bare))
+    if (edge := _SEQUENCE.search(bare)) and not set(tokenize(" ".join(question.keywords))) - _ACTORS:
+        question.sequence = "first" if edge["first"] or edge["first2"] else "last"
+        question.position = "start" if question.sequence == "first" else "end"
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
     if besides := _BESIDES.search(bare):
         question.besides = besides[1].strip()
