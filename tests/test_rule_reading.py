@@ -1199,3 +1199,15 @@ def test_a_film_s_dialogue_is_what_is_said_and_a_dialog_box_is_on_screen():
     world = [line("extract_scene_text", "ocr", 500, 506, "DIALOGUE EDITING"), line("extract_scene_text", "ocr", 500, 506, "Mira Castell")]
     said = _converse("What language is the dialogue in?", world, [_hit(500.0, 506.0, world[0])]).content
     assert "Mira Castell" not in said and "EDITING" not in said, said
+
+
+def test_a_button_asked_about_by_what_it_does_is_found_by_the_action_its_label_names():
+    world = [line("extract_scene_text", "ocr", 0, 90, "Printers"), line("extract_scene_text", "ocr", 0, 90, "Paper size: A4"),
+             line("extract_scene_text", "ocr", 5, 90, "Commit"), line("extract_scene_text", "ocr", 5, 90, "Drag to change the printer order."),
+             line("extract_scene_text", "ocr", 60, 64, "Revert To Old Printer"), line("extract_scene_text", "ocr", 60, 64, "Is the printer working?")]
+    hits = [_hit(0.0, 10.0, world[0])]  # the search finds the panel by its words, never the button by what it does
+    said = _converse("Which button saves the changes in the printer panel?", world, hits).content
+    assert "Commit" in said and "Revert" not in said and "Drag" not in said, said
+    said = _converse("What button undoes the new printer settings?", world, hits).content
+    assert "Revert To Old Printer" in said and "Commit" not in said, said
+    assert analyse("Which button saves the changes?").answer_type != "percent"  # saving a change is no discount

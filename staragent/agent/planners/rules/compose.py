@@ -37,6 +37,7 @@ from .ranking import (
     NAME_CARRIES_S,
     Scored,
     beyond_question,
+    button_action,
     has_type,
     label_text,
     labelled,
@@ -155,6 +156,9 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         for e in alike:
             once.setdefault(normalised(e.text), e)
         return list(once.values())[:ROLES_LISTED]
+    if matched(q.tokens, button_action(q, best)):
+        # "which button saves the changes?": the labels that do what it says, and nothing beside them
+        return [s.evidence for s in scored if matched(q.tokens, button_action(q, s.evidence))][:limit]
     covered = matched(q.tokens, set(tokenize(best.text)))
     for s in scored[1:]:
         e = s.evidence
@@ -665,7 +669,7 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
     boxes = boxes_of(lines_read(turn))
     for e in turn.evidence():
         if not focus or any(e.start < b and e.end > a for a, b in focus):
-            seen |= set(tokenize(e.text)) | place_tokens(boxes.get(e.key()))  # "the clock in the top bar"
+            seen |= set(tokenize(e.text)) | place_tokens(boxes.get(e.key())) | button_action(q, e)  # "the clock in the top bar", "the button that saves"
     missing = wanted - matched(wanted, seen)
     typed = q.answer_type is not None and any(has_type(beyond_question(e.text, q), q.answer_type) for e in cited)
     untyped = q.answer_type in ("money", "percent", "date", "url", "person") and cited and not typed

@@ -259,6 +259,10 @@ def named_spans(turn: Turn) -> list[Span] | None:
         return _counted_part(turn)
     if q.count == "parts" and (whole := whole_read(duration)):  # "how many readings are there?": all of it is read, then its parts counted
         return [whole]
+    if q.asked_for == "button" and not q.scope and duration and duration <= MAX_READ:
+        # "which button undoes the change?": a short screencast's every label is read, since search
+        # finds a button by its words, not by what it does
+        return [(0.0, duration)]
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)

@@ -395,7 +395,7 @@ def content_words(text: str) -> list[str]:
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
-    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bsave"),
+    ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bhow much\b.{0,40}\bsav(?:e|es|ed|ing)\b"),
     ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
     ("time", r"\bwhat time\b|\bdepart|\barriv"),

@@ -195,11 +195,31 @@ def echo_words(q: Question) -> frozenset[str]:
     return function_words(q.text)
 
 
+_ACTIONS = tuple(frozenset(tokenize(words)) for words in (
+    "save apply keep confirm accept ok commit", "undo revert restore cancel discard reset rollback", "close exit quit dismiss",
+    "detect scan search find refresh", "delete remove erase clear", "add create insert", "open launch", "next continue proceed",
+    "back previous return"))
+"""what a button does, by the verbs that name one action: "which button saves the changes?" is
+answered by "Apply", "what undoes them?" by "Restore Previous Configuration"."""
+BUTTON_WORDS = 4
+"""words at most in a button's label"""
+
+
+def button_action(q: Question, e: Evidence) -> frozenset[str]:
+    """For a question about a button, the verbs of the action a short on-screen label names by its
+    first word ("Restore Previous Configuration": undo, revert, cancel...); nothing otherwise."""
+    if q.asked_for != "button" or e.modality != "ocr" or len(e.text.split()) > BUTTON_WORDS or not (verb := tokenize(e.text)[:1]):
+        return frozenset()
+    return next((action for action in _ACTIONS if verb[0] in action), frozenset())
+
+
 def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo: frozenset[str] = frozenset()) -> frozenset[str]:
     """The question's words a line answers to without holding them: where it sits on the frame ("the
-    clock in the top bar"), "website" or "link" for any address when one is asked for, and the
-    ``echo`` words (see ``echo_words``) it holds, which tokens leave out as stopwords."""
+    clock in the top bar"), "website" or "link" for any address when one is asked for, for a button
+    asked about by what it does the other verbs of the action its label names, and the ``echo``
+    words (see ``echo_words``) it holds, which tokens leave out as stopwords."""
     words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
+    words |= button_action(q, e)
     if q.answer_type == "url" and has_type(e.text, "url"):
         words |= _URL_TOKENS
     if echo:
@@ -231,6 +251,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score += 0.5  # "How long does the battery last?" -> "Battery: 26 hours"
     elif q.asked_for and e.modality != "audio" and tokenize(news) and matched(set(tokenize(q.asked_for)), toks):
         score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
+    if matched(wanted, button_action(q, e)):
+        score += 0.5  # "which button saves the changes?": a label that does what the question says ("Apply")
     if not tokenize(news):
         score -= 0.4
     elif sum(c.isalnum() for c in e.text) <= 2:
