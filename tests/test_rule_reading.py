@@ -1211,3 +1211,12 @@ def test_a_button_asked_about_by_what_it_does_is_found_by_the_action_its_label_n
     said = _converse("What button undoes the new printer settings?", world, hits).content
     assert "Revert To Old Printer" in said and "Commit" not in said, said
     assert analyse("Which button saves the changes?").answer_type != "percent"  # saving a change is no discount
+
+
+def test_a_part_s_length_asked_in_seconds_or_minutes_is_its_length():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                          (540, 595, "Harbour Days - Tom Kessel", "The boats came home at dusk."))
+    for question in ("How many seconds does the Kessel reading last?", "How many minutes is the Kessel reading?"):
+        final = _converse(question, world, [_hit(540.0, 595.0, world[2])])
+        assert re.search(r"\b55 s", final.content), (question, final.content)
+    assert analyse("How many seconds until the display reverts?").answer_type != "duration"  # a figure shown, not a part's length

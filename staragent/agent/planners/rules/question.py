@@ -397,6 +397,7 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
     ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bhow much\b.{0,40}\bsav(?:e|es|ed|ing)\b"),
     ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
+    ("duration", r"\bhow many (?:seconds|minutes|hours)\b(?:.*\b(?:last|lasts|long|run|runs|take|takes)\b|\s+(?:is|was|does) (?:the|this|it)\b)"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
     ("when", r"\bwhen\b"),
