@@ -1220,3 +1220,4 @@ def test_a_part_s_length_asked_in_seconds_or_minutes_is_its_length():
         final = _converse(question, world, [_hit(540.0, 595.0, world[2])])
         assert re.search(r"\b55 s", final.content), (question, final.content)
     assert analyse("How many seconds until the display reverts?").answer_type != "duration"  # a figure shown, not a part's length
+    assert analyse("How many seconds does the user have to confirm?").answer_type != "duration"

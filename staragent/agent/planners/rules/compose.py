@@ -566,16 +566,12 @@ def _too_few_parts(q: Question, parts: list[Span]) -> str:
             f"part{'s' if len(parts) != 1 else ''} ({found}), so there is no such part to answer from.")
 
 
-LENGTH_WORDS = frozenset(tokenize("seconds minutes hours last lasts long run runs take takes"))
-"""how a question asks for a length ("how many seconds does the reading last?"), not what it is about"""
-
-
 def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | None:
     """"How long is the Kennedy clip?": the length of the part the question names, from where it
     starts to where it ends, when the question asks nothing else of it."""
     q = turn.question
     pointed = q.follow_up and q.pronoun and not q.scope and not q.tokens  # "how long does it last?" after naming a part
-    if q.answer_type != "duration" or not (q.scope or pointed) or q.relation or q.names_silence or "audio" in q.wants or q.tokens - q.scope_tokens - LENGTH_WORDS:
+    if q.answer_type != "duration" or not (q.scope or pointed) or q.relation or q.names_silence or "audio" in q.wants or q.tokens - q.scope_tokens:
         return None
     start, end = focus[0][0], max(b for _, b in focus)
     # cited: what marks the whole part (its title card) before a line inside it

@@ -116,7 +116,7 @@ _MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(
 _FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+|" + "|".join(NUMBER_WORDS) + r")\s+(seconds?|minutes?)\b", re.I)
 ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight", "height", "speed", "score", "sales",
                    "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
-DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes"))
+DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes run runs seconds minutes hours"))
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
 _POINTER = (r"\b(?:that|this|those|these)\s+(?P<pointed>person|man|woman|one|ones|people|sound|noise|line|song|tune|part|speech|moment|"
@@ -397,7 +397,7 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
     ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bhow much\b.{0,40}\bsav(?:e|es|ed|ing)\b"),
     ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
-    ("duration", r"\bhow many (?:seconds|minutes|hours)\b(?:.*\b(?:last|lasts|long|run|runs|take|takes)\b|\s+(?:is|was|does) (?:the|this|it)\b)"),
+    ("duration", r"\bhow many (?:seconds|minutes|hours)\b(?:.*\b(?:last|lasts|long|run|runs|take|takes)\b|\s+(?:is|was) (?:the|this|it)\b)"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
     ("when", r"\bwhen\b"),
