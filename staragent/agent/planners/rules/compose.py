@@ -370,7 +370,7 @@ def _compare_parts(most: str, parts: list[Span], lines: list[list[Evidence]], bo
     if len(figures) < 2:
         return None
     pick = min if most in ("shortest", "oldest") else max
-    value, said, (a, b) = pick(figures, key=lambda f: f[0])
+    _, said, (a, b) = pick(figures, key=lambda f: f[0])
     shown = next((part for span, part in zip(parts, lines) if span == (a, b)), [])
     title = _title_of(shown, boxes) if shown else None
     dated = next((e for e in shown if said in e.text), title) if most in ("oldest", "newest") else title

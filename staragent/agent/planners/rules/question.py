@@ -221,7 +221,7 @@ _ACTORS = frozenset(tokenize("user person presenter speaker host narrator someon
 _MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s)\b", re.I)
 """a question that asks for every answer there is, not the best one"""
 _SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "longest", "oldest": "oldest", "newest": "newest",
-                 "most recent": "newest", "latest written": "newest"}
+                 "most recent": "newest"}
 _COMPARED_PARTS = "|".join(sorted(set(_COUNTED_PARTS) - {"text", "title"} | {"one", "novel", "clip"}, key=len, reverse=True))
 _MOST = "|".join(_SUPERLATIVES)
 _COMPARE_PARTS = re.compile(r"\b(?:which|what)\s+(?:of\s+(?:the|these|those)\s+)?(?:" + _COMPARED_PARTS + r")(?:es|s)?\b(?:\s+\w+){0,3}?\s+"
