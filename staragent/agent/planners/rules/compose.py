@@ -32,7 +32,6 @@ from .intents import intent_answer
 from .layout import boxes_of, place_tokens
 from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, Question
 from .ranking import (
-    CHROME,
     MONTH_DAY,
     NAME_CARRIES_S,
     Scored,
@@ -45,10 +44,12 @@ from .ranking import (
     named_sound,
     names_in_question,
     normalised,
+    on_throughout,
     person_names,
     quote_share,
     rank,
     sound_kind,
+    stray_sign,
 )
 
 WHERE = {"ocr": "On screen", "speech": "Said", "audio": "Heard", "caption": "Seen", "visual": "Seen", "web": "Found on the web",
@@ -351,7 +352,12 @@ def _count_parts(turn: Turn) -> tuple[str, list[Evidence]] | None:
 def _title_of(part: list[Evidence], boxes: dict) -> Evidence:
     """Of a part's on-screen lines, its title: the first line up, and of lines shown together the
     one highest on the frame."""
-    return min(part, key=lambda e: (round(e.start), boxes[e.key()][1] if e.key() in boxes else 1.0))
+    return min(part, key=lambda e: (round(e.start), _top(e, boxes)))
+
+
+def _top(e: Evidence, boxes: dict) -> float:
+    """How far down the frame an on-screen line was read (its box's top; unknown: the bottom)."""
+    return boxes[e.key()][1] if e.key() in boxes else 1.0
 
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
@@ -716,16 +722,15 @@ def _first_or_last(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evid
     first (or last) in the part read, leaving out what stays on screen throughout (a clock, a
     name in the top bar) and stray signs."""
     first = turn.question.sequence == "first"
-    duration = turn.duration or 0.0
     lines = [e for e in turn.evidence() if e.source != SEARCH and e.modality in ("speech", "ocr")
              and (not focus or any(e.start < b and e.end > a for a, b in focus))
-             and not (duration and e.modality == "ocr" and e.end - e.start >= CHROME * duration) and sum(c.isalnum() for c in e.text) > 2]
+             and not on_throughout(e, turn.duration) and not stray_sign(e.text)]
     if not lines:
         return None
     edge = min(e.start for e in lines) if first else max(e.start for e in lines)
     boxes = boxes_of(lines_read(turn))
     at = sorted((e for e in lines if abs(e.start - edge) <= SAME_MOMENT),  # lines shown together: top to bottom
-                key=lambda e: (round(e.start), e.modality, boxes[e.key()][1] if e.key() in boxes else 1.0))[:3]
+                key=lambda e: (round(e.start), e.modality, _top(e, boxes)))[:3]
     return f"{'First' if first else 'Last'}, at {format_time(edge)}: " + " ".join(sentences(at, turn.question)), at
 
 

@@ -255,7 +255,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score += 0.5  # "which button saves the changes?": a label that does what the question says ("Apply")
     if not tokenize(news):
         score -= 0.4
-    elif sum(c.isalnum() for c in e.text) <= 2:
+    elif stray_sign(e.text):
         score -= 0.4  # "Q", "x": an icon read as a letter
     if q.asks_a_question and e.modality in ("ocr", "speech") and e.text.rstrip().endswith("?"):
         score += 0.5  # "what does the pop-up ask?": the line that asks
@@ -288,6 +288,16 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - q.moment), abs(e.end - q.moment)) / 10.0)
     return score, share
+
+
+def stray_sign(text: str) -> bool:
+    """"Q", "x": an icon read as a letter or two, no text."""
+    return sum(c.isalnum() for c in text) <= 2
+
+
+def on_throughout(e: Evidence, duration: float | None) -> bool:
+    """An on-screen line that stays for ``CHROME`` of the video or more (a clock, a watermark)."""
+    return bool(duration) and e.modality == "ocr" and e.end - e.start >= CHROME * duration
 
 
 def heard_words(e: Evidence) -> str:
@@ -456,7 +466,7 @@ def rank(
             # "at the end": of two answers in the closing part, the later one; "at the start", the earlier
             where = (e.start - span[0]) / (span[1] - span[0])
             score += 0.2 * (where if q.position == "end" else 1.0 - where)
-        if duration and e.modality == "ocr" and e.end - e.start >= CHROME * duration and not matched(wanted, tokens[e.key()]) and not (
+        if on_throughout(e, duration) and not matched(wanted, tokens[e.key()]) and not (
                 q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)):
             score -= 0.3  # on screen from start to end (a clock, a logo): the frame, not the content, unless it is what is asked for
         if q.author and e.modality == "ocr" and person_names(e.text):
