@@ -187,13 +187,13 @@ def common_words() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]:
-    """WordNet's nouns: lemma -> synset offsets (commonest sense first), and offset -> (its words, its
-    hyponyms' offsets). Read whole from the first database found: the files may have CRLF endings, so
+def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]], frozenset[str]]:
+    """WordNet's nouns: lemma -> synset offsets (commonest sense first), offset -> (its words, its
+    hyponyms' offsets, kinds and named instances alike), and the offsets of named instances ("Amsterdam"). Read whole from the first database found: the files may have CRLF endings, so
     lines are keyed by the offset they start with rather than sought by byte. Empty without WordNet."""
     dirs = wordnet_dirs()
     if not dirs:
-        return {}, {}
+        return {}, {}, frozenset()
     lemmas: dict[str, tuple[str, ...]] = {}
     with open(dirs[0] / "index.noun", encoding="utf-8", errors="ignore") as fh:
         for line in fh:
@@ -201,6 +201,7 @@ def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, 
                 fields = line.split()
                 lemmas[fields[0]] = tuple(fields[-int(fields[2]):])
     synsets: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    instances: set[str] = set()
     with open(dirs[0] / "data.noun", encoding="utf-8", errors="ignore") as fh:
         for line in fh:
             if line.startswith(" "):
@@ -210,7 +211,8 @@ def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, 
             at = 4 + 2 * n_words
             hyponyms = tuple(fields[at + 2 + 4 * i] for i in range(int(fields[at])) if fields[at + 1 + 4 * i] in ("~", "~i"))
             synsets[fields[0]] = (tuple(fields[4 + 2 * i].lower() for i in range(n_words)), hyponyms)
-    return lemmas, synsets
+            instances.update(fields[at + 2 + 4 * i] for i in range(int(fields[at])) if fields[at + 1 + 4 * i] == "~i")
+    return lemmas, synsets, frozenset(instances)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -218,7 +220,7 @@ def kinds_of(noun: str, depth: int = 3) -> frozenset[str]:
     """Single words naming a kind of ``noun`` in its commonest sense, after WordNet ("poem": sonnet,
     ode, haiku ...; "speech": address, lecture, sermon ...), down ``depth`` levels; empty when WordNet
     is missing. Rarer senses are left out: they bring noise ("speech" as "language")."""
-    lemmas, synsets = _noun_net()
+    lemmas, synsets, _ = _noun_net()
     found: set[str] = set()
     level = list(lemmas.get(noun.lower(), ()))[:1]
     seen = set(level)
@@ -232,3 +234,49 @@ def kinds_of(noun: str, depth: int = 3) -> frozenset[str]:
         level = following
     found.discard(noun.lower())
     return frozenset(found)
+
+
+# Words a question and a video use for one thing where neither stems to the other: the headings of
+# credits ("MUSIC" for whoever composed the score, "SCREENPLAY" for the script) and everyday
+# paraphrases ("how heavy" for "Weight"). Each group is one thing; matching is by the group.
+EQUIVALENT_WORDS = (
+    ("music", "composer", "compose", "composed", "score", "soundtrack"),
+    ("script", "screenplay", "screenwriter"),
+    ("camera", "cinematography", "cinematographer", "photography"),
+    ("fund", "funding", "funded", "financial", "finance", "financed", "sponsor", "sponsored"),
+    ("software", "program", "tool", "application", "app"),
+    ("hardware", "computer", "machine"),
+    ("weight", "heavy", "weigh", "weighs"),
+)
+
+
+@functools.lru_cache(maxsize=8)
+def _below(root: str) -> frozenset[str]:
+    """The offsets of every synset below ``root``'s commonest sense, kinds and named instances."""
+    lemmas, synsets, _ = _noun_net()
+    level = list(lemmas.get(root, ()))[:1]
+    below = set(level)
+    while level:
+        level = [child for offset in level for child in synsets.get(offset, ((), ()))[1] if child not in below]
+        below.update(level)
+    return frozenset(below)
+
+
+@functools.lru_cache(maxsize=4096)
+def names_a_person(noun: str) -> bool | None:
+    """Whether ``noun`` in its commonest sense is a kind of person ("director", "poet", "artists"),
+    after WordNet; None where WordNet is missing or does not know the word ("software": False)."""
+    lemmas, _, _ = _noun_net()
+    word = noun.lower()
+    senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None)
+    if not senses:
+        return None
+    return senses[0] in _below("person")
+
+
+@functools.lru_cache(maxsize=1)
+def place_names() -> frozenset[str]:
+    """Lower-case names of the places WordNet knows by name: countries, states, cities, regions
+    ("germany", "amsterdam", "washington", "new york"). Empty without WordNet."""
+    _, synsets, instances = _noun_net()
+    return frozenset(w.replace("_", " ") for offset in _below("location") & instances for w in synsets[offset][0])

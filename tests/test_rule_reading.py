@@ -1221,3 +1221,42 @@ def test_a_part_s_length_asked_in_seconds_or_minutes_is_its_length():
         assert re.search(r"\b55 s", final.content), (question, final.content)
     assert analyse("How many seconds until the display reverts?").answer_type != "duration"  # a figure shown, not a part's length
     assert analyse("How many seconds does the user have to confirm?").answer_type != "duration"
+
+
+def test_a_credit_heading_worded_otherwise_than_the_question_still_answers_it():
+    lines, boxes = _rolling_credits([("COMPOSITING", *ROLE), ("Lena Varga", *NAME), ("MUSIC", *ROLE), ("Tomas Rehn", *NAME),
+                                     ("CAMERA", *ROLE), ("Ines Falk", *NAME), ("CATERING", *ROLE), ("Otto Brenn", *NAME)])
+    for question, answer, wrong in [("Who composed the score?", "Tomas Rehn", "Lena Varga"),
+                                    ("Who was the cinematographer?", "Ines Falk", "Otto Brenn")]:
+        final = _converse(question, lines, [_hit(498.0, 515.0)], boxes=boxes)
+        assert answer in final.content and wrong not in final.content, (question, final.content)
+
+
+def test_a_thing_asked_for_is_not_answered_by_a_person_under_a_heading_that_holds_its_word():
+    lines, boxes = _rolling_credits([("RENDERING SOFTWARE", *ROLE), ("Mirela Kostova", *NAME), ("LIGHTING", *ROLE), ("Pavel Dorn", *NAME),
+                                     ("STUDIO SOFTWARE", *ROLE), ("Krita", *NAME), ("CATERING", *ROLE), ("Otto Brenn", *NAME)])
+    final = _converse("What software was used to make the film?", lines, [_hit(498.0, 515.0)], boxes=boxes)
+    assert "Krita" in final.content and "Mirela Kostova" not in final.content, final.content
+    # a person asked for is still a person
+    final = _converse("Who wrote the rendering software?", lines, [_hit(498.0, 515.0)], boxes=boxes)
+    assert "Mirela Kostova" in final.content, final.content
+
+
+def test_a_place_asked_for_is_a_place_known_by_name_not_the_name_the_question_gives():
+    world = [line("extract_scene_text", "ocr", 60, 90, "Opening Keynote - Ada Brook, 2019"),
+             line("extract_scene_text", "ocr", 60, 90, "Lisbon, Portugal, June 4, 2019"),
+             line("transcribe_speech", "speech", 62, 70, "Thank you all for coming tonight.")]
+    final = _converse("In which city did Brook give the keynote?", world, [_hit(60.0, 90.0, world[0])])
+    assert "Lisbon" in final.content, final.content
+
+
+def test_which_character_a_passage_is_about_is_a_name_said_in_it_not_its_author_on_the_title_card():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Mr. Edmund Vane had then time to think of the letters."),
+                          (60, 110, "Harbour Days - Tom Kessel", "The boats came home at dusk."))
+    final = _converse("Which character is the Hood reading about?", world, [_hit(0.0, 50.0, world[0])])
+    assert "Edmund Vane" in final.content, final.content
+
+
+@pytest.mark.parametrize("question", ["Which of the readings runs the longest?", "Which reading lasts the longest?", "Which part goes on longest?"])
+def test_the_part_that_runs_longest_is_compared_whatever_verb_asks_it(question):
+    assert analyse(question).compare == "longest"

@@ -225,7 +225,7 @@ _SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "lon
 _COMPARED_PARTS = "|".join(sorted(set(_COUNTED_PARTS) - {"text", "title"} | {"one", "novel", "clip"}, key=len, reverse=True))
 _MOST = "|".join(_SUPERLATIVES)
 _COMPARE_PARTS = re.compile(r"\b(?:which|what)\s+(?:of\s+(?:the|these|those)\s+)?(?:" + _COMPARED_PARTS + r")(?:es|s)?\b(?:\s+\w+){0,3}?\s+"
-                            r"(?:is|was|are|were)\s+(?:the\s+)?(?P<most>" + _MOST + r")\b|"
+                            r"(?:is|was|are|were|runs?|ran|lasts?|lasted|takes?|took|goes\s+on|went\s+on)\s+(?:for\s+)?(?:the\s+)?(?P<most>" + _MOST + r")\b|"
                             r"\b(?:which|what|how long)(?:'s|\s+is|\s+was)\s+the\s+(?P<most2>" + _MOST + r")\s+(?:of\s+the\s+)?(?:" + _COMPARED_PARTS + r")", re.I)
 """which part stands out by its length or its year ("which of the readings is the shortest?",
 "what's the oldest work in the video?"): the parts are found by their on-screen titles and compared"""
@@ -402,7 +402,7 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
     ("when", r"\bwhen\b"),
     ("date", r"\bwhat year\b|\bwhich year\b|\bin what year\b|\bdate\b|\bwhich day\b|\bwhat day\b"),
-    ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator|user|owner|author|artist|character|guest|reporter|instructor)\b|"
+    ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\b(?:which|what) (?:character|person|man|woman|people|persons)\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator|user|owner|author|artist|character|guest|reporter|instructor)\b|"
                r"\bwhat(?:'s| is) (?:his|her|their) name\b|\bwhat(?:'s| is) the name of the (?:man|woman|person|boy|girl)\b"),
     ("place", r"^\s*where\b|\bwhich city\b|\bwhich country\b|\blocation\b|\bwhere (?:was|were|is|are)\b"),
     ("duration", r"\bhow long\b"),
@@ -524,7 +524,7 @@ _OWNER = re.compile(r"\bof (?:the )?([A-Z][\w-]*(?: [A-Z][\w-]*)*)")
 _NARRATOR = re.compile(r"\b(?:that |which )?the (?:speaker|narrator|presenter|host) (?:mentions|mentioned|says|said|gives|gave|names|named)\b", re.I)
 _ASKED_FOR = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
 _NOT_A_NOUN = {"is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "has", "have", "had",
-               "kind", "sort", "type", "exactly", "else", "the", "a", "an", "two", "three", "time", "point", "year"}
+               "kind", "sort", "type", "exactly", "else", "the", "a", "an", "two", "three", "time", "point", "year", "of"}
 
 
 def _asked_for(lower: str) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
-from ....words import NUMBER_WORDS, SCALE_WORDS, common_words
+from ....words import EQUIVALENT_WORDS, NUMBER_WORDS, SCALE_WORDS, common_words, names_a_person, place_names
 from .layout import Box, Motion, height, place_tokens, replaced, row_mates, superseded, under
 from .question import URL_WORDS, VOICE_TOKENS, Question, function_words
 
@@ -95,6 +95,14 @@ def _only_a_person(text: str) -> bool:
     return len(names) == 1 and names[0].strip().lower() == text.strip(" .,:;·").lower() and not organisation_name(text)
 
 
+def names_place(text: str) -> bool:
+    """Whether ``text`` names a place known by name ("Washington, D.C.", "Wavemage, Germany")."""
+    words = re.findall(r"[A-Za-z][A-Za-z.'-]*", text)
+    places = place_names()
+    return any(" ".join(words[i:i + n]).lower().rstrip(".") in places
+               for n in (1, 2, 3) for i in range(len(words) - n + 1) if words[i][0].isupper())
+
+
 def has_type(text: str, answer_type: str | None) -> bool:
     """Whether ``text`` states something of the kind asked for."""
     text = GLUED.sub(" ", text)  # "14March2025", "Gate7": OCR lost the spaces
@@ -116,19 +124,41 @@ def has_type(text: str, answer_type: str | None) -> bool:
         return bool(NAME.search(text) or _PROPER.search(text) or _LONE_NAME.fullmatch(text.strip(" .,:;")))
     if answer_type == "url":
         return bool(URL.search(text))
-    if answer_type == "entity":  # "which company ...": a name of something, capitalised
-        return bool(re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+|\b[A-Z]{2,}\b", text.strip()))
+    if answer_type == "entity":  # "which company ...": a name of something, capitalised; or one alone ("Krita" under its heading)
+        return bool(re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+|\b[A-Z]{2,}\b", text.strip()) or _LONE_NAME.fullmatch(text.strip(" .,:;")))
     return False
+
+
+def answers_type(text: str, news: str, q: Question) -> bool:
+    """Whether a line states the kind of answer asked for beyond the question's own words (``news``:
+    the line less those words). A person counts by a whole name the question does not hold: "Jane
+    Austen" on a title card does not answer "which character is the Austen passage about?"."""
+    if q.answer_type == "person":
+        return any(not matched(q.tokens, set(tokenize(name))) for name in person_names(text))
+    return has_type(news, q.answer_type)
 
 
 def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     """The question's words found among ``tokens``, a word also matching one it begins or ends
-    ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs."""
+    ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs; and one it is
+    equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC")."""
     found = wanted & tokens
     for w in wanted - found:
-        if any(_extends(w, t) or _extends(t, w) for t in tokens):
+        if _EQUIVALENTS.get(w, frozenset()) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens):
             found.add(w)
     return found
+
+
+def _equivalents() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for group in EQUIVALENT_WORDS:
+        stems = {t for word in group for t in tokenize(word)}
+        for stem in stems:
+            out.setdefault(stem, set()).update(stems - {stem})
+    return {stem: frozenset(others) for stem, others in out.items()}
+
+
+_EQUIVALENTS = _equivalents()
 
 
 def _extends(short: str, long: str) -> bool:
@@ -243,7 +273,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
-    score = share + 0.5 * (around - share) + (TYPE_BONUS if has_type(news, q.answer_type) else 0.0)
+    score = share + 0.5 * (around - share) + (TYPE_BONUS if answers_type(e.text, news, q) else 0.0)
     score += 0.15 if e.modality in q.wants else 0.0
     label = LABEL.match(e.text)
     label_words = set(tokenize(label[1])) if label else set()
@@ -421,6 +451,7 @@ def rank(
     labelling = {label.key() for found in labels.values() for label in found}
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
     span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
+    known_places = q.answer_type == "place" and any(names_place(beyond_question(e.text, q)) for e in evidence)
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
@@ -444,6 +475,8 @@ def rank(
             named = weighted(matched(wanted, set(tokenize(label))), weights)
             exact = len(matched(set(tokenize(label)), wanted)) / len(set(tokenize(label)))  # "Director" over "Art Director"
             score += 0.5 + max(0.0, named - share) + 0.3 * exact
+            if q.asked_for and matched(set(tokenize(q.asked_for)), set(tokenize(label)[-1:])):
+                score += 0.3  # "what software ...": the heading "STUDIO SOFTWARE" lists software; "Software Developer" names a job
             if f" {normalised(label)} " in f" {normalised(q.text)} ":
                 score += 0.1  # the role as the question words it ("Character Animator"), not glued or derived ("CHARACTERANIMATION")
             if motion.rolls(e):  # the names right under a rolling heading are its credit; lines that came in later may begin the next block
@@ -474,6 +507,10 @@ def rank(
         if q.asked_for in ORGANISATIONS and e.modality == "ocr":
             # "which company ...": a firm's name answers it, a person's name in the credits does not
             score += 0.3 if organisation_name(e.text) else -0.3 if _only_a_person(e.text) else 0.0
+        elif q.asked_for and q.answer_type != "person" and e.modality == "ocr" and names_a_person(q.asked_for) is False and _only_a_person(e.text):
+            score -= 0.6  # "what software ...": a person's name under a heading that holds the word is no software
+        if known_places:  # "in which city ...": a place known by name beyond those the question names, not any capitalised word
+            score += 0.3 if names_place(beyond_question(e.text, q)) else -TYPE_BONUS if has_type(beyond_question(e.text, q), "place") else 0.0
         if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
             score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
