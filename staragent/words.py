@@ -247,6 +247,8 @@ EQUIVALENT_WORDS = (
     ("software", "program", "tool", "application", "app"),
     ("hardware", "computer", "machine"),
     ("weight", "heavy", "weigh", "weighs"),
+    ("configuration", "setup", "config"),
+    ("display", "screen"),
 )
 
 

@@ -1066,7 +1066,7 @@ def test_when_that_credit_appears_is_the_moment_of_the_credit_the_last_answer_ci
     ]  # a rolling credit: the name comes in under its heading
     cited = world[3]
     answer = AIMessage("On screen at 8:51-8:58: “Ilse Brandt”.", response_metadata={"evidence": [cited.model_dump()]})
-    for question in ("When does that credit appear?", "When is this name shown?"):
+    for question in ("When does that credit appear?", "When is this name shown?", "When is his name shown?"):
         final = _converse(question, world, [_hit(520.0, 538.0, world[0], world[2])], history=[HumanMessage("Who produced the film?"), answer])
         assert re.search(r"\b8:51\b", final.content) and "8:49" not in final.content, final.content
 
@@ -1260,3 +1260,51 @@ def test_which_character_a_passage_is_about_is_a_name_said_in_it_not_its_author_
 @pytest.mark.parametrize("question", ["Which of the readings runs the longest?", "Which reading lasts the longest?", "Which part goes on longest?"])
 def test_the_part_that_runs_longest_is_compared_whatever_verb_asks_it(question):
     assert analyse(question).compare == "longest"
+
+
+def test_how_long_a_named_sound_is_heard_is_the_length_of_it_and_the_tone_heard_with_it():
+    world = [line("transcribe_speech", "speech", 10, 50, "Thank you for listening to this reading."),
+             heard(56.2, 58.1, "Church bell", 0.95), heard(56.2, 60.4, "tone: steady tone near 140 Hz"),
+             line("transcribe_speech", "speech", 63, 70, "It was a cold night in the valley.")]
+
+    def hits(query):  # the sound is found by its name: a search without the word finds the speech
+        return [_hit(55.0, 61.0, world[1])] if "bell" in query else [_hit(10.0, 50.0, world[0])]
+
+    final = _converse("How long does the bell ring for?", world, hits)
+    assert re.search(r"\b4 s\b", final.content) and "0:56" in final.content, final.content
+
+
+def test_a_part_named_by_a_general_word_is_found_by_the_kinds_of_it_not_by_pieces_of_their_spelling():
+    from staragent.agent.planners.rules.focus import _kinds
+
+    assert "address" in {k[:7] for k in _kinds("speech")} and "make" not in _kinds("speech")  # "declamation" holds no "make"
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Making a fire where the snow lies deep."),
+                          (60, 110, "Harbour Days - Tom Kessel", "The boats came home at dusk."),
+                          (300, 340, "Commencement address - Ruth Oyelaran, 1998", "Graduates, the world is waiting for you."))
+    # the search for "speech" ranks the readings (a voice, by meaning) above the address
+    hits = [_hit(0.0, 50.0, world[0]), _hit(60.0, 110.0, world[2]), _hit(300.0, 340.0, world[4])]
+    final = _converse("Who gives the speech in the video?", world, hits)
+    assert "Ruth Oyelaran" in final.content, final.content
+
+
+def test_function_words_carry_a_question_whose_other_words_name_its_part_by_its_title():
+    world = [*_titled_parts((0, 50, "Winter Letters - Clara Hood", "Dear sister, the snow came early this year."),
+                            (60, 110, "A Tale of Three Rivers - Tom Kessel", "It was the summer of plenty.")),
+             line("extract_scene_text", "ocr", 60, 110, "Book the First: The Harbour (1902)"),
+             line("transcribe_speech", "speech", 80, 82, "We had everything before us."),
+             line("transcribe_speech", "speech", 83, 85, "We had nothing before us.")]
+    final = _converse("What did they have before them, according to the Tale of Three Rivers excerpt?", world, [_hit(60.0, 110.0, world[2])])
+    assert "everything before us" in final.content, final.content
+
+
+def test_who_reads_a_part_is_a_role_the_video_must_name():
+    world = _titled_parts((0, 50, "Winter Letters - Clara Hood", "Mr. Edmund Vane had then time to think of the letters."))
+    final = _converse("What is the name of the person who reads the Hood excerpt?", world, [_hit(0.0, 50.0, world[0])])
+    assert says_nothing_found(final.content), final.content
+
+
+def test_a_button_is_a_short_label_not_a_question_on_screen_that_shares_its_words():
+    lines, boxes = _screen((30.0, 33.0, "Does the display look OK?", (0.40, 0.30, 0.60, 0.33)),
+                           (4.0, 36.0, "Detect Displays", (0.06, 0.72, 0.16, 0.75)), (4.0, 36.0, "Apply", (0.80, 0.72, 0.86, 0.75)))
+    final = _converse("Which button would look for newly connected screens?", lines, [_hit(0.0, 37.0, lines[0])], boxes=boxes)
+    assert "Detect Displays" in final.content and "look OK" not in final.content, final.content

@@ -588,6 +588,20 @@ def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | 
     return f"{f'The {q.scope}' if q.scope else 'It'} runs from {format_time(start)} to {format_time(end)}: about {length}.", shown[:1]
 
 
+def _sound_length(turn: Turn, cited: list[Evidence]) -> str | None:
+    """"How long does the bell ring?": how long the sound the answer cites is heard, from the first to
+    the last moment of it and of the sounds heard with it (the tagger's label and the tone measured
+    beside it are one sound)."""
+    q = turn.question
+    if q.answer_type != "duration" or "audio" not in q.wants or q.names_silence or not cited or cited[0].modality != "audio":
+        return None
+    best = cited[0]
+    with_it = [e for e in turn.evidence() if e.modality == "audio" and sound_kind(e) != "silence" and "speech" not in sound_kind(e)
+               and e.start < best.end and e.end > best.start]
+    start, end = min(e.start for e in [best, *with_it]), max(e.end for e in [best, *with_it])
+    return f"It is heard from {format_time(start)} to {format_time(end)}: about {end - start:.0f} s."
+
+
 def _nothing_said(turn: Turn) -> str | None:
     """For a question about what is said: that nothing is, when no speech was found anywhere read."""
     q = turn.question
@@ -848,6 +862,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         parts.append(f"Nothing of that kind at {format_time(q.moment)} itself; the nearest:")
     if q.wh == "yesno" and cited and not calc:
         parts.append("Yes.")
+    if lasting := _sound_length(turn, cited):
+        parts.append(lasting)
     parts.extend(sentences(cited, turn.question))
     if notes := _recalled(turn):
         parts.insert(0, "From your notes: " + "; ".join(f"“{n}”" for n in notes) + ".")

@@ -104,7 +104,14 @@ def contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | Non
 def _kinds(query: str) -> set[str]:
     """The tokens of the kinds of the last noun of ``query`` ("the Shakespeare poem": sonnet, ode ...)."""
     words = [w for w in re.findall(r"[a-z]+", query.lower()) if w not in ("the", "a", "an", "this", "that")]
-    return {t for kind in kinds_of(words[-1]) for t in tokenize(kind)} if words else set()
+    return {stem for kind in kinds_of(words[-1]) if (stem := _stem_of(kind))} if words else set()
+
+
+def _stem_of(word: str) -> str | None:
+    """The search token of one word itself, without the pieces ``tokenize`` also splits a long word
+    into as if OCR had glued it ("declamation" is no "decla" + "mation", and holds no "make")."""
+    tokens = tokenize(word)
+    return tokens[0] if tokens else None
 
 
 def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
@@ -124,7 +131,7 @@ def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
         own = set(tokenize(word))
         if not own or not own <= wanted or matched(own, seen):
             continue
-        kinds = {t for kind in kinds_of(word) if (parts := set(tokenize(kind))) and parts <= seen for t in parts}
+        kinds = {stem for kind in kinds_of(word) if (stem := _stem_of(kind)) and stem in seen}
         if kinds:
             out = (out - own) | kinds
     return out

@@ -43,7 +43,7 @@ from .intents import intent_calls
 from .question import NOT_HEARD, Question
 
 SEARCH_K = 5
-PART_K = 3
+PART_K = 5
 HITS_READ = 3
 
 
@@ -56,7 +56,7 @@ def part_queries(q: Question) -> list[str]:
 def main_query(turn: Turn) -> str:
     """What to search for: the question's words, and for a follow-up the earlier topic beside them."""
     q = turn.question
-    words = list(q.topic)
+    words = list(q.keywords if "audio" in q.wants and q.relation is None else q.topic)  # "how long does the bell ring": the bell is the thing
     if q.follow_up:
         words += [w for w in q.carried if w not in words]
     return " ".join(words) or q.query

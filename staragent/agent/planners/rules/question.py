@@ -119,12 +119,12 @@ ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight",
 DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes run runs seconds minutes hours"))
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
-_POINTER = (r"\b(?:that|this|those|these)\s+(?P<pointed>person|man|woman|one|ones|people|sound|noise|line|song|tune|part|speech|moment|"
+_POINTER = (r"\b(?:that|this|those|these|his|her|their|its)\s+(?P<pointed>person|man|woman|one|ones|people|sound|noise|line|song|tune|part|speech|moment|"
             r"name|place|company|thing|word|words|piece|reading|poem|passage|clip|scene|shot|text|card|title|caption|credit|credits|"
             r"slide|sign|label|message|note|notice|dialog|pop-up|popup|window|screen|button|setting|option|choice|menu|logo|role|job|"
             r"quote|phrase|sentence|question|announcement|event)\b")
 _BACK = re.compile(
-    r"\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|" + _POINTER + r"|"
+    _POINTER + r"|\b(?:it|its|they|them|their|he|him|his|she|her|hers)\b|"
     r"\b(?:after|before|about|of|at|from|like) (?:that|this)\b|^\s*(?:and|also|then|so|what about|how about)\b|\bwhich one\b|\bthe same\b|\bthen\s*\??$",
     re.I,
 )
@@ -235,6 +235,7 @@ _ROLE_OF = re.compile(r"\b(?:job|jobs|role|roles|position|function|task|tasks|re
 _PERSON_ROLE = re.compile(r"\b(?:narrator|reader|speaker|presenter|host|author|writer|director|producer|composer|singer|"
                           r"designer|creator|owner|user|interviewer|guest|actor|voice)\b", re.I)
 _ROLE_VERBS = {"voiced": "voice", "voices": "voice", "narrated": "narrator", "narrates": "narrator", "sang": "singer", "sings": "singer",
+               "reads": "reader", "read": "reader",
                "composed": "composer", "directed": "director", "produced": "producer"}
 _PERSON_DOING = re.compile(r"\bwho\s+(?:\w+\s+)?(?P<verb>" + "|".join(_ROLE_VERBS) + r")\b", re.I)
 """a role asked for by what the person did ("who voiced the bunny?"), as its noun"""
@@ -375,6 +376,10 @@ class Question:
 _CLOCK_WORD = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?")
 
 
+_NEGATED = re.compile(r"(?:do|does|did|is|are|was|were|has|have|had|ca|wo|would|could|should|must)n['’]t")
+"""an auxiliary with "not" ("doesn't", "won't"): a function word like the auxiliary itself"""
+
+
 def content_words(text: str) -> list[str]:
     """The words that carry meaning, in order, without stop- and question-words."""
     words = re.findall(r"[A-Za-z0-9$€£][\w.$€£%:'’-]*", text)
@@ -385,7 +390,7 @@ def content_words(text: str) -> list[str]:
     for w in words:
         bare = w.strip(".,:'’").lower()
         bare = re.sub(r"['’]s$", "", bare)
-        if not bare or bare in STOPWORDS or bare in operation_words or bare in FILLER_WORDS or _CLOCK_WORD.fullmatch(bare):
+        if not bare or bare in STOPWORDS or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS or _CLOCK_WORD.fullmatch(bare):
             continue  # a clock time says where to look, not what to look for
         out.append(re.sub(r"['’]s$", "", w.strip(".,'’?")))
     return out

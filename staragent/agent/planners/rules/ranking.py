@@ -227,7 +227,7 @@ def echo_words(q: Question) -> frozenset[str]:
 
 _ACTIONS = tuple(frozenset(tokenize(words)) for words in (
     "save apply keep confirm accept ok commit", "undo revert restore cancel discard reset rollback", "close exit quit dismiss",
-    "detect scan search find refresh", "delete remove erase clear", "add create insert", "open launch", "next continue proceed",
+    "detect scan search find refresh look", "delete remove erase clear", "add create insert", "open launch", "next continue proceed",
     "back previous return"))
 """what a button does, by the verbs that name one action: "which button saves the changes?" is
 answered by "Apply", "what undoes them?" by "Restore Previous Configuration"."""
@@ -283,6 +283,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
     if matched(wanted, button_action(q, e)):
         score += 0.5  # "which button saves the changes?": a label that does what the question says ("Apply")
+    elif q.asked_for == "button" and e.modality == "ocr" and (len(e.text.split()) > BUTTON_WORDS or e.text.rstrip().endswith("?")):
+        score -= 0.3  # a button's label is a few words, and no question ("Does the display look OK?")
     if not tokenize(news):
         score -= 0.4
     elif stray_sign(e.text):
@@ -435,6 +437,8 @@ def rank(
     where on the frame each on-screen line was read; ``duration``: the video's length."""
     echo = echo_words(q)  # a question carried by its function words is matched on them
     wanted = (q.tokens if wanted is None else wanted) | echo
+    if echo:  # the named part's words ("according to the Dickens excerpt") say where to look, its function words what is asked
+        wanted = (wanted - q.scope_tokens) | echo
     implied = {e.key(): implied_words(q, e, boxes, echo) for e in evidence}
     tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
