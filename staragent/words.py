@@ -248,6 +248,7 @@ EQUIVALENT_WORDS = (
     ("hardware", "computer", "machine"),
     ("weight", "heavy", "weigh", "weighs"),
     ("configuration", "setup", "config"),
+    ("revert", "reset", "restore"),
     ("display", "screen"),
 )
 
@@ -262,6 +263,11 @@ def _below(root: str) -> frozenset[str]:
         level = [child for offset in level for child in synsets.get(offset, ((), ()))[1] if child not in below]
         below.update(level)
     return frozenset(below)
+
+
+def is_noun(word: str) -> bool:
+    """Whether WordNet knows ``word`` (lower case, singular) as a noun; False without WordNet."""
+    return word in _noun_net()[0]
 
 
 @functools.lru_cache(maxsize=4096)

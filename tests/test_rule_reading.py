@@ -305,7 +305,7 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
     """Run the planner to its answer: every search returns ``hits`` (or ``hits(query)``), every range
     tool the lines of ``world`` it reads in that range (as the real tools do, each line with its own
     span, and with its place on the frame from ``boxes``), after the turns of ``history``. ``silent``:
-    the video has no audio track, as the sound tool reports it."""
+    the video has no audio track, as the sound and speech tools report it."""
     boxes = boxes or {}
     from staragent.timecodes import parse_range
 
@@ -322,6 +322,9 @@ def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_sp
                 continue
             if silent and call["name"] == "detect_audio_events":
                 messages.append(_reply(call, {"events": [], "audio_track": False}))
+                continue
+            if silent and call["name"] == "transcribe_speech":
+                messages.append(_reply(call, {"lines": [], "audio_track": False, "note": "the video has no audio track"}))
                 continue
             a, b = parse_range(call["args"]["timestamp"])
             found = [e for e in world if e.source == call["name"] and e.start < b and e.end > a]
@@ -1308,3 +1311,75 @@ def test_a_button_is_a_short_label_not_a_question_on_screen_that_shares_its_word
                            (4.0, 36.0, "Detect Displays", (0.06, 0.72, 0.16, 0.75)), (4.0, 36.0, "Apply", (0.80, 0.72, 0.86, 0.75)))
     final = _converse("Which button would look for newly connected screens?", lines, [_hit(0.0, 37.0, lines[0])], boxes=boxes)
     assert "Detect Displays" in final.content and "look OK" not in final.content, final.content
+
+
+# a settings window (on screen for half a minute), and a confirmation dialog over it for two seconds
+SETTINGS_WINDOW = [(0.0, 37.0, "Wed 18:38", (0.47, 0.0, 0.53, 0.02)), (4.0, 36.0, "Displays", (0.45, 0.05, 0.55, 0.08)),
+                   (4.0, 36.0, "Note: may limit resolution options", (0.6, 0.2, 0.9, 0.23)), (4.0, 36.0, "Apply", (0.8, 0.5, 0.86, 0.53)),
+                   (6.0, 9.0, "Select a monitor", (0.2, 0.3, 0.4, 0.33)),
+                   (31.0, 33.0, "Keep these settings?", (0.35, 0.3, 0.65, 0.33)),
+                   (31.0, 33.0, "The screen will go back to its old settings in 20 seconds.", (0.3, 0.35, 0.7, 0.38)),
+                   (31.1, 33.0, "Undo Changes", (0.33, 0.42, 0.48, 0.45)), (31.1, 33.0, "Keep Changes", (0.52, 0.42, 0.67, 0.45))]
+
+
+def test_text_that_came_up_over_a_window_is_a_pop_up_and_its_short_labels_are_its_choices():
+    from staragent.agent.planners.rules.layout import popped_up
+
+    lines, boxes = _screen(*SETTINGS_WINDOW)
+    assert {e.text for e in lines if e.key() in popped_up(lines, 37.0)} == {
+        "Keep these settings?", "The screen will go back to its old settings in 20 seconds.", "Undo Changes", "Keep Changes"}
+    final = _converse("What two choices does the confirmation pop-up offer?", lines, [_hit(0.0, 9.0, lines[1])], boxes=boxes, silent=True)
+    assert "Undo Changes" in final.content and "Keep Changes" in final.content and "Note" not in final.content, final.content
+    final = _converse("What does the dialog ask?", lines, [_hit(0.0, 9.0, lines[1])], boxes=boxes, silent=True)
+    assert "Keep these settings?" in final.content and not says_nothing_found(final.content), final.content
+    final = _converse("When does the 'Select a monitor' tip pop up?", lines, [_hit(6.0, 9.0, lines[4])], boxes=boxes, silent=True)
+    assert "0:06" in final.content, final.content  # quoted: found by its words, not as a pop-up
+
+
+def test_what_text_says_in_a_video_without_sound_is_what_is_written():
+    lines, boxes = _screen(*SETTINGS_WINDOW)
+    final = _converse("What do the hover tooltips over the monitors say?", lines, [_hit(6.0, 9.0, lines[4])], boxes=boxes, silent=True)
+    assert "Select a monitor" in final.content and not says_nothing_found(final.content), final.content
+    # a voice asked for is still absent: the text on screen is not what a narrator says
+    final = _converse("What does the narrator say about the monitors?", lines, [_hit(6.0, 9.0, lines[4])], boxes=boxes, silent=True)
+    assert "Select a monitor" not in final.content and not final.response_metadata.get("evidence"), final.content
+
+
+def test_a_topic_named_before_in_this_clip_is_the_topic_and_the_speaker_names_the_part():
+    q = analyse("What does Kennedy say about the Soviet Union in this clip?")
+    assert q.scope == "Kennedy" and {"soviet", "union"} <= q.focus_tokens
+
+
+def test_a_follow_up_that_names_someone_searches_the_name_alone_though_a_pronoun_points_at_the_film():
+    team = [line("extract_scene_text", "ocr", 490, 494, "MIRA OYELARAN"), line("extract_scene_text", "ocr", 490, 494, "Character Rigger")]
+    thanks = [line("extract_scene_text", "ocr", 560, 565, "Tomas Peck · Tomas Oyelaran · Tina Lo")]
+    world = [*team, *thanks]
+
+    def hits(query):  # the name alone finds the team card; with the film's words, the thanks list
+        return [_hit(490.0, 494.0, *team)] if query.strip() == "Mira Oyelaran" else [_hit(560.0, 565.0, *thanks)]
+
+    answer = AIMessage("On screen at 9:20-9:25: “Tomas Peck · Tomas Oyelaran · Tina Lo”.", response_metadata={"evidence": [thanks[0].model_dump()]})
+    final = _converse("What did Mira Oyelaran do on it?", world, hits, history=[HumanMessage("Who made the Harbour film?"), answer])
+    assert "Rigger" in final.content, final.content
+
+
+@pytest.mark.parametrize("question", ["Walk me through the steps shown in the screencast.", "What's in the end credits, roughly?",
+                                      "What are the steps in this tutorial?"])
+def test_more_ways_of_asking_for_an_overview(question):
+    assert analyse(question).overview
+
+
+@pytest.mark.parametrize("question, many", [("What options does the pop-up give?", True), ("Which buttons are greyed out?", True),
+                                            ("What process is shown?", False), ("Which bus leaves first?", False)])
+def test_a_thing_asked_for_in_the_plural_asks_for_every_one(question, many):
+    assert analyse(question).many is many
+
+
+def test_a_part_named_by_a_sound_is_where_the_sound_is_heard_not_a_title_beside_it_nor_a_guess_at_a_source():
+    world = [line("extract_scene_text", "ocr", 0, 56, "Evening Tide - Mara Solberg"),
+             line("transcribe_speech", "speech", 3, 50, "The tide came in slowly over the stones."),
+             heard(91.0, 91.5, "sound: tonal sound near 120 Hz, changing in loudness (a chime, bell or music)"),
+             heard(56.2, 58.1, "Bell", 0.99), heard(56.2, 60.3, "tone: steady tone near 140 Hz")]
+    hits = [_hit(61.0, 108.0, world[2]), _hit(0.0, 55.0, world[0], world[1]), _hit(55.0, 61.0, world[0], world[3])]
+    final = _converse("About how long does the bell sound after the poem last?", world, hits)
+    assert re.search(r"\b4 s\b", final.content) and "0:56" in final.content, final.content

@@ -32,6 +32,7 @@ class TranscriptResult(ToolResult):
     lines: list[Line]
     source: str = Field(description="where the words come from: subtitles, or the speech recogniser that produced them")
     note: str | None = None
+    audio_track: bool = Field(True, description="false when the video has no audio track: its words, if any, are subtitles")
 
     def evidence(self) -> list[Evidence]:
         return [Evidence(start=x.start, end=x.end, modality="speech", text=x.text, source="transcribe_speech") for x in self.lines]
@@ -83,6 +84,7 @@ class TranscribeSpeech(Tool):
         note = "; ".join(notes) or None
         out = [Line(timestamp=format_range(x.start, x.end), start=x.start, end=x.end, text=x.text) for x in lines]
         return TranscriptResult(
-            timestamp=format_range(start, end), transcript=" ".join(x.text for x in lines), lines=out, source=source, note=note
+            timestamp=format_range(start, end), transcript=" ".join(x.text for x in lines), lines=out, source=source, note=note,
+            audio_track=index.has_audio,
         )
 

@@ -29,8 +29,8 @@ from .focus import (
     whole_read,
 )
 from .intents import intent_answer
-from .layout import boxes_of, place_tokens
-from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, Question
+from .layout import boxes_of, popped_up
+from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, VOICE_TOKENS, Question
 from .ranking import (
     MONTH_DAY,
     NAME_CARRIES_S,
@@ -38,6 +38,7 @@ from .ranking import (
     beyond_question,
     button_action,
     has_type,
+    implied_words,
     label_text,
     labelled,
     matched,
@@ -156,17 +157,23 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         once: dict[str, Evidence] = {}
         for e in alike:
             once.setdefault(normalised(e.text), e)
-        return list(once.values())[:ROLES_LISTED]
+        if len(once) > 1:  # one line alone answers as the best line does, with what goes with it
+            return list(once.values())[:ROLES_LISTED]
     if matched(q.tokens, button_action(q, best)):
         # "which button saves the changes?": the labels that do what it says, and nothing beside them
         return [s.evidence for s in scored if matched(q.tokens, button_action(q, s.evidence))][:limit]
-    covered = matched(q.tokens, set(tokenize(best.text)))
+    boxes, popups = boxes_of(lines_read(turn)), popped_up(turn.evidence(), turn.duration)
+
+    def answers_to(e: Evidence) -> set[str]:  # the words a line holds, and those it stands for (a pop-up's button is a "choice")
+        return set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)
+
+    covered = matched(q.tokens, answers_to(best))
     for s in scored[1:]:
         e = s.evidence
         if len(chosen) >= limit:
             break
         near = abs(e.start - best.start) <= 30
-        adds = matched(q.tokens, set(tokenize(e.text))) - covered
+        adds = matched(q.tokens, answers_to(e)) - covered
         competing = q.operation is None and has_type(best.text, q.answer_type) and has_type(e.text, q.answer_type)
         if competing and q.answer_type in ("money", "percent", "number", "duration", "time"):
             continue
@@ -599,7 +606,9 @@ def _sound_length(turn: Turn, cited: list[Evidence]) -> str | None:
     with_it = [e for e in turn.evidence() if e.modality == "audio" and sound_kind(e) != "silence" and "speech" not in sound_kind(e)
                and e.start < best.end and e.end > best.start]
     start, end = min(e.start for e in [best, *with_it]), max(e.end for e in [best, *with_it])
-    return f"It is heard from {format_time(start)} to {format_time(end)}: about {end - start:.0f} s."
+    seconds = end - start  # a sound's edges are known to half a second: whole seconds, but for the briefest
+    return f"It is heard from {format_time(start)} to {format_time(end)}: about {seconds:.1f} s." if seconds < 2 else \
+        f"It is heard from {format_time(start)} to {format_time(end)}: about {seconds:.0f} s."
 
 
 def _nothing_said(turn: Turn) -> str | None:
@@ -610,6 +619,9 @@ def _nothing_said(turn: Turn) -> str | None:
     read = ranges_read(turn, (SPEECH,))
     if not read.get(SPEECH) or _speech_lines(turn) or any(e.modality == "speech" for e in turn.evidence()):
         return None
+    silent = not any((s.result or {}).get("audio_track", True) for s in turn.called(SPEECH))
+    if silent and not set(tokenize(" ".join(q.keywords))) & VOICE_TOKENS:
+        return None  # "what do the tooltips say?" in a video without sound: what they say is written
     notes = [s.result.get("note") for s in turn.called(SPEECH) if s.result and s.result.get("note")]
     why = f" ({notes[0]})" if notes else ""
     return f"Nothing is said there: I found no speech in this video where the question points{why}, so there are no words to report."
@@ -687,9 +699,10 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         return []
     seen: set[str] = set()
     boxes = boxes_of(lines_read(turn))
+    popups = popped_up(turn.evidence(), turn.duration)
     for e in turn.evidence():
         if not focus or any(e.start < b and e.end > a for a, b in focus):
-            seen |= set(tokenize(e.text)) | place_tokens(boxes.get(e.key())) | button_action(q, e)  # "the clock in the top bar", "the button that saves"
+            seen |= set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)  # "the clock in the top bar", "the pop-up's buttons"
     missing = wanted - matched(wanted, seen)
     typed = q.answer_type is not None and any(has_type(beyond_question(e.text, q), q.answer_type) for e in cited)
     untyped = q.answer_type in ("money", "percent", "date", "url", "person") and cited and not typed
@@ -700,6 +713,8 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         lost = missing == wanted
     else:
         lost = len(missing) * 2 > len(wanted)
+    if q.asks_a_question and any(e.text.rstrip().endswith("?") for e in cited):
+        return []  # "what does the dialog ask?": the question it shows is the answer, whatever its words
     asked = set(tokenize(q.asked_for or ""))
     if asked and any(asked <= set(tokenize(e.text)) and tokenize(beyond_question(e.text, q)) for e in cited):
         return []  # "under what licence ...": a line about the licence, saying more than the question, answers

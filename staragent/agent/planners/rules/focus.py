@@ -12,8 +12,9 @@ from ....index.text import tokenize
 from ....timecodes import parse_range
 from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
-from .question import TITLE_TOKENS, resolve_range
-from .ranking import matched
+from .layout import popped_up
+from .question import SOUND_TOKENS, TITLE_TOKENS, resolve_range
+from .ranking import heard_words, matched
 
 Span = tuple[float, float]
 WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it
@@ -137,14 +138,20 @@ def named_by_kind(turn: Turn, wanted: set[str]) -> set[str]:
     return out
 
 
+_ANY_SOUND = frozenset(tokenize("sound sounds noise noises"))
+
+
 def naming_hits(hits: list[dict], query: str) -> tuple[list[dict], set[str]]:
     """The search hits whose lines hold the words of ``query``, and those words; failing that, the
     hits where a kind of the thing it names is named ("the poem": a title that says "Sonnet"; "whose
     speech": "Inaugural address"), and the kind's words."""
     tokens = set(tokenize(query))
-    named = [h for h in hits if any(matched(tokens, set(tokenize(m["text"]))) for m in h.get("evidence") or [])]
+    tokens = tokens - _ANY_SOUND or tokens  # "the bell sound": the bell names it; any sound is "a sound"
+    holds = [(h, set().union(*(matched(tokens, set(tokenize(heard_words(m)))) for m in h.get("evidence") or []))) for h in hits]
+    # the hits that hold the part's words, those that hold more of them first ("the bell after the sonnet": the bell's, by the sonnet)
+    named = [h for h, words in sorted(holds, key=lambda x: -len(x[1])) if words]
     if not named and (kinds := _kinds(query)):
-        named = [h for h in hits if any(set(tokenize(m["text"])) & kinds for m in h.get("evidence") or [])]
+        named = [h for h in hits if any(set(tokenize(heard_words(m))) & kinds for m in h.get("evidence") or [])]
         tokens = kinds
     return named, tokens
 
@@ -164,6 +171,9 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     hit = named[0]
     if said and (talk := _said_about(turn, tokens, float(hit["start"]))) is not None:
         return talk
+    heard = [m for m in hit.get("evidence") or [] if m.get("modality") == "audio" and matched(tokens & SOUND_TOKENS, set(tokenize(heard_words(m))))]
+    if heard:  # "the bell after the sonnet": the stretch the bell is heard in, not the sonnet's title card beside it
+        return float(hit["start"]), float(hit["end"])
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
@@ -192,9 +202,12 @@ def standout_span(turn: Turn) -> Span | None:
 def own_query(turn: Turn) -> str | None:
     """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
     music?" after a question about the film's director), unless a pronoun ties it to that topic
-    ("and what does it weigh?")."""
+    ("and what does it weigh?"), unless it names someone or something itself ("what did Nathan Vegdahl
+    do on it?": the name is searched, the pronoun only says which film)."""
     q = turn.question
-    own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried and not q.pronoun else []
+    own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried else []
+    if q.pronoun and not any(w[:1].isupper() for w in own):
+        own = []
     return " ".join(own) or None
 
 
@@ -266,9 +279,12 @@ def named_spans(turn: Turn) -> list[Span] | None:
         return _counted_part(turn)
     if q.count == "parts" and (whole := whole_read(duration)):  # "how many readings are there?": all of it is read, then its parts counted
         return [whole]
-    if q.asked_for == "button" and not q.scope and duration and duration <= MAX_READ:
-        # "which button undoes the change?": a short screencast's every label is read, since search
-        # finds a button by its words, not by what it does
+    if q.names_popup and not q.scope and (popups := popup_spans(turn)):
+        return popups  # "what does the pop-up offer?": the text that came up over the window, once read
+    if (q.asked_for == "button" or q.names_popup) and not q.scope and duration and duration <= MAX_READ:
+        # "which button undoes the change?", "what does the pop-up offer?": a short screencast's every
+        # line is read, since search finds a button by its words, not by what it does, and a pop-up
+        # by what it says, not by having come up over a window
         return [(0.0, duration)]
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
@@ -283,6 +299,20 @@ def named_spans(turn: Turn) -> list[Span] | None:
     if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn):
         return [widen_to_part(turn, base)]
     return None
+
+
+def popup_spans(turn: Turn) -> list[Span]:
+    """Where text came up over a window and went again (``popped_up``), among the lines read this turn."""
+    read = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
+    keys = popped_up(read, turn.duration)
+    spans = sorted((e.start, e.end) for e in read if e.key() in keys)
+    merged: list[list[float]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [(a, b) for a, b in merged]
 
 
 def widen_to_part(turn: Turn, span: Span) -> Span:

@@ -60,6 +60,42 @@ def place_words(box: Box | None) -> set[str]:
     return words
 
 
+CHROME = 0.9
+"""share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
+POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
+"""what a person calls text that comes up over a window and goes again"""
+TOGETHER_S = 1.0  # seconds apart that lines of one pop-up may be first read...
+GONE_TOGETHER_S = 1.5  # ...and last read
+POPUP_SHARE = 0.25  # the longest a pop-up stays, as a share of how long the text under it stays
+
+
+def popped_up(lines: list[Evidence], duration: float | None = None) -> set[tuple]:
+    """The keys of on-screen lines that came up together over text that stayed and went again soon
+    (a dialog over a settings window): three lines or more, or two with a question, first read
+    within ``TOGETHER_S`` of each other and last read within ``GONE_TOGETHER_S``, while a line read
+    before them stays after them, for far longer (``POPUP_SHARE``). What stays throughout (a clock)
+    is the frame, not a window under them; a window's panel changing is no pop-up either, since the
+    window goes with it."""
+    shown = sorted((e for e in lines if e.modality == "ocr"), key=lambda e: e.start)
+    beneath = [o for o in shown if not (duration and o.end - o.start >= CHROME * duration)]
+    out: set[tuple] = set()
+    for i, first in enumerate(shown):
+        if first.key() in out:
+            continue
+        group = []
+        for e in shown[i:]:
+            if e.start - first.start > TOGETHER_S:
+                break
+            if abs(e.end - first.end) <= GONE_TOGETHER_S:
+                group.append(e)
+        if len(group) < 3 and not (len(group) == 2 and any(e.text.rstrip().endswith("?") for e in group)):
+            continue
+        start, end = first.start, max(e.end for e in group)
+        if any(o.start < start - TOGETHER_S and o.end > end + TOGETHER_S and end - start <= POPUP_SHARE * (o.end - o.start) for o in beneath):
+            out.update(e.key() for e in group)
+    return out
+
+
 def place_tokens(box: Box | None) -> frozenset[str]:
     """``place_words`` as search tokens, to match against a question's."""
     return _tokens(frozenset(place_words(box)))

@@ -40,7 +40,7 @@ from .focus import (
     whole_read,
 )
 from .intents import intent_calls
-from .question import NOT_HEARD, Question
+from .question import NOT_HEARD, SOUND_TOKENS, Question
 
 SEARCH_K = 5
 PART_K = 5
@@ -51,6 +51,10 @@ def part_queries(q: Question) -> list[str]:
     """The searches that find the parts of the video the question names."""
     found = [q.scope, q.relation_to, *(q.between or ()), *q.quoted]
     return list(dict.fromkeys(p for p in found if p))
+
+
+def _names_a_sound(q: Question, part: str) -> bool:
+    return "audio" in q.wants and bool(set(tokenize(part)) & SOUND_TOKENS)
 
 
 def main_query(turn: Turn) -> str:
@@ -96,7 +100,9 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     q = turn.question
     calls = [call(MEMORY, func="search", data=q.query)] if turn.noted and MEMORY in tools else []
     if SEARCH in tools:
-        calls += [call(SEARCH, query=part, modalities=["ocr", "speech"], k=PART_K) for part in part_queries(q)]
+        # a part is named by what is said or shown there, unless it is a sound asked about ("the bell after the sonnet")
+        calls += [call(SEARCH, query=part, k=PART_K, **({} if _names_a_sound(q, part) else {"modalities": ["ocr", "speech"]}))
+                  for part in part_queries(q)]
         if q.operation and q.owner:  # "the Basic and Pro plans of X": both values are where X is
             calls.append(call(SEARCH, query=f"{q.owner} {' '.join(q.attributes)}".strip(), k=PART_K))
         elif q.operation and len(q.operands) >= 2:
@@ -143,7 +149,8 @@ def _part_windows(turn: Turn, parts: list[str]) -> list[Span]:
     for part in parts:
         hits = search_hits(turn, part)
         if hits:
-            windows.append(hit_span(hits[0], part))
+            named, _ = naming_hits(hits, part)  # the hit that holds the part's words, else the best
+            windows.append(hit_span((named or hits)[0], part))
     return windows
 
 

@@ -24,7 +24,8 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS
+from ....words import NUMBER_WORDS, is_noun
+from .layout import POPUP_TOKENS
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
@@ -38,6 +39,8 @@ OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", 
              "on-screen", "printed", "chart", "table", "card", "credits", "credited", "credit", "typed", "type",
              "button", "menu", "dialog", "dialogue", "pop-up", "popup", "window", "tooltip", "clock", "website",
              "url", "logo", "hint", "note", "notice", "message", "warning", "prompt", "tip", "instructions"}
+OCR_WORDS |= {f"{w}s" for w in ("button", "menu", "dialog", "pop-up", "popup", "window", "tooltip", "label", "sign", "banner", "hint", "notice",
+                                 "message", "warning", "prompt", "tip", "card", "logo")}  # "the tooltips" look where "the tooltip" does
 SILENCE_WORDS = {"silence", "silent", "quiet", "pause", "nothing"}
 AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "tones", "music", "audio", "hear", "heard",
                "loud", "silence", "silent", "quiet", "applause", "ring", "rings", "chime", "bang", "alarm", "buzz", "whistle",
@@ -73,6 +76,9 @@ FILLER_WORDS = {"famous", "memorable", "iconic", "celebrated", "video", "clip", 
                 "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
                 "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
+SOUND_TOKENS = frozenset(tokenize(" ".join(AUDIO_WORDS - {"hear", "heard", "audio", "plays", "played", "playing", "pause", "silent", "quiet", "loud",
+                                                           "sound", "sounds", "noise", "noises", "tone", "tones"})))
+"""the words that name a sound ("bell", "applause"), not only that something is heard"""
 # The nouns that name a part of a video: "the Lowry reading", "the second song", "the Okafor clip".
 PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
               "lecture", "chapter", "scene", "interview", "song", "story", "sonnet", "address", "piece", "presentation",
@@ -196,7 +202,9 @@ _OVERVIEW = re.compile(
     r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
     r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b|"
     r"\bwhat (?:does|did) (?:the|this) (?:user|person|presenter|speaker|host) (?:do|show|demonstrate)\b.*\b(?:video|clip|screencast|recording|tutorial)\b|"
-    r"\bdescribe\b.*\b(?:video|clip|screencast|recording|tutorial|film)\b",
+    r"\bdescribe\b.*\b(?:video|clip|screencast|recording|tutorial|film)\b|"
+    r"\bwalk (?:me|us) through\b|\bstep[- ]by[- ]step\b|\bwhat (?:are )?the steps\b|"
+    r"\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:\w+ ){0,2}(?:video|clip|screencast|recording|tutorial|film|movie|credits|part|section|reading)\b",
     re.I,
 )
 _COUNT_NAMES = re.compile(r"\bhow many (?:people|persons|names|members|artists|speakers|contributors|credits)\b.*\b(?:named|listed|credited)\b|\bhow many names\b", re.I)
@@ -218,7 +226,8 @@ _SEQUENCE = re.compile(r"\bwhat(?:'s|\s+is|\s+was)?\s+the\s+(?:very\s+)?(?:(?P<f
 _ACTORS = frozenset(tokenize("user person presenter speaker host narrator someone they man woman people viewer thing happen happens happened "
                              "shown said appear appears come comes first last final start beginning end finally very video clip"))
 """what a question of what happens first or last is worded with, beside the edge: no thing to look for"""
-_MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s)\b", re.I)
+_MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s|"
+                   r"(?:what|which) (?:two|three|four|five|both)(?: \w+)? (?:\w+s|people)\b|what (?:are|were) the (?:\w+ )?\w+s\b)\b", re.I)
 """a question that asks for every answer there is, not the best one"""
 _SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "longest", "oldest": "oldest", "newest": "newest",
                  "most recent": "newest"}
@@ -366,6 +375,12 @@ class Question:
         return (self.tokens - self.scope_tokens) or self.tokens
 
     @property
+    def names_popup(self) -> bool:
+        """Whether the question is about text that came up over a window ("the pop-up", "the dialog"),
+        without quoting it ("when does the 'Drag to change' tip pop up?" finds it by its words)."""
+        return bool(_POPUP_NOUN.search(self.text)) and not self.quoted
+
+    @property
     def required_tokens(self) -> set[str]:
         """The words an answering line should hold: the question's own words, without those that
         only say what kind of answer is wanted ("date", "which flower") or where to look."""
@@ -397,6 +412,8 @@ def content_words(text: str) -> list[str]:
 
 
 # The kind of answer a question asks for, by the first pattern it matches (in this order).
+_POPUP_NOUN = re.compile(r"\b(?:pop-?ups?|dialogs?|prompts?|alerts?|notifications?|confirmations?)\b(?!\s+(?:up|the|a|an|you|me|us|them|him|her)\b)", re.I)
+"""a pop-up named as a thing, not the verb ("the tip pops up", "prompts you")"""
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
@@ -530,6 +547,12 @@ _NARRATOR = re.compile(r"\b(?:that |which )?the (?:speaker|narrator|presenter|ho
 _ASKED_FOR = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
 _NOT_A_NOUN = {"is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "has", "have", "had",
                "kind", "sort", "type", "exactly", "else", "the", "a", "an", "two", "three", "time", "point", "year", "of"}
+
+
+def _plural(noun: str | None) -> bool:
+    """Whether the thing asked for is named in the plural ("what options ...", "which buttons ..."):
+    the answer is every one there is."""
+    return bool(noun) and noun.endswith("s") and not noun.endswith(("ss", "us", "is")) and is_noun(noun[:-1])
 
 
 def _asked_for(lower: str) -> str | None:
@@ -732,6 +755,8 @@ def _scope(text: str, quoted: list[str]) -> str | None:
         for m in pattern.finditer(bare):
             scope = _strip(m["scope"])
             scope = re.sub(r"^(?:the|this|that)\s+", "", scope, flags=re.I)
+            # "the Soviet Union in this clip": the part is what follows "in this", the words before it the topic
+            scope = re.sub(r"^.*?\b(?:in|from|during|within)\s+(?:the|this|that)\s+", "", scope, flags=re.I)
             words = scope.lower().split()
             if not words or f"the {scope.lower()}" in _NOT_A_SCOPE or scope.lower() in _NOT_A_SCOPE:
                 continue
@@ -835,6 +860,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     question.owner = _owner(text, question.operands)
     question.asked_for = _asked_for(bare_lower)
     question.scope = _scope(text, quoted) if time_range is None else None
+    if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:
+        question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
@@ -888,7 +915,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.role = role[0].lower()
     elif question.answer_type == "person" and (doing := _PERSON_DOING.search(bare)):
         question.role = _ROLE_VERBS[doing["verb"].lower()]
-    question.many = bool(_MANY.search(bare))
+    question.many = bool(_MANY.search(bare)) or _plural(question.asked_for)
     if (edge := _SEQUENCE.search(bare)) and not set(tokenize(" ".join(question.keywords))) - _ACTORS:
         question.sequence = "first" if edge["first"] or edge["first2"] else "last"
         question.position = "start" if question.sequence == "first" else "end"

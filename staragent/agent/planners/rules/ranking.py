@@ -16,7 +16,19 @@ from dataclasses import dataclass
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
 from ....words import EQUIVALENT_WORDS, NUMBER_WORDS, SCALE_WORDS, common_words, names_a_person, place_names
-from .layout import Box, Motion, height, place_tokens, replaced, row_mates, superseded, under
+from .layout import (
+    CHROME,
+    POPUP_TOKENS,
+    Box,
+    Motion,
+    height,
+    place_tokens,
+    popped_up,
+    replaced,
+    row_mates,
+    superseded,
+    under,
+)
 from .question import URL_WORDS, VOICE_TOKENS, Question, function_words
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
@@ -42,8 +54,6 @@ NAMED_SOUND = 0.3
 up to as much again"""
 TYPE_BONUS = 0.6
 _GUESS = re.compile(r"\(an? [^)]*\)")
-CHROME = 0.9
-"""share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
 
 
 _TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof|Sir|Lady|Lord)\.?\s", re.I)
@@ -243,12 +253,21 @@ def button_action(q: Question, e: Evidence) -> frozenset[str]:
     return next((action for action in _ACTIONS if verb[0] in action), frozenset())
 
 
-def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo: frozenset[str] = frozenset()) -> frozenset[str]:
+_CHOICE_TOKENS = frozenset(tokenize("button option choice answer"))
+
+
+def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo: frozenset[str] = frozenset(),
+                  popups: set[tuple] = frozenset()) -> frozenset[str]:
     """The question's words a line answers to without holding them: where it sits on the frame ("the
-    clock in the top bar"), "website" or "link" for any address when one is asked for, for a button
+    clock in the top bar"), "pop-up" or "dialog" for a line of text that came up over a window
+    (``popups``, see ``popped_up``), "website" or "link" for any address when one is asked for, for a button
     asked about by what it does the other verbs of the action its label names, and the ``echo``
     words (see ``echo_words``) it holds, which tokens leave out as stopwords."""
     words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
+    if e.key() in popups and q.names_popup:
+        words |= POPUP_TOKENS
+        if len(e.text.split()) <= BUTTON_WORDS and not e.text.rstrip().endswith(("?", ".", ":")):
+            words |= _CHOICE_TOKENS  # a pop-up's short label is a button: one of the choices it offers
     words |= button_action(q, e)
     if q.answer_type == "url" and has_type(e.text, "url"):
         words |= _URL_TOKENS
@@ -332,10 +351,12 @@ def on_throughout(e: Evidence, duration: float | None) -> bool:
     return bool(duration) and e.modality == "ocr" and e.end - e.start >= CHROME * duration
 
 
-def heard_words(e: Evidence) -> str:
-    """The words a line holds, less the acoustic statistics' guess at a sound's source ("(a chime,
-    bell or music)"): a guess is no mention, neither of the line itself nor of what is heard beside it."""
-    return _GUESS.sub("", e.text) if e.modality == "audio" else e.text
+def heard_words(e: Evidence | dict) -> str:
+    """The words a line (or a search hit's line, as a dict) holds, less the acoustic statistics' guess
+    at a sound's source ("(a chime, bell or music)"): a guess is no mention, neither of the line
+    itself nor of what is heard beside it."""
+    modality, text = (e.get("modality"), str(e.get("text", ""))) if isinstance(e, dict) else (e.modality, e.text)
+    return _GUESS.sub("", text) if modality == "audio" else text
 
 
 def sound_kind(e: Evidence) -> str:
@@ -439,7 +460,8 @@ def rank(
     wanted = (q.tokens if wanted is None else wanted) | echo
     if echo:  # the named part's words ("according to the Dickens excerpt") say where to look, its function words what is asked
         wanted = (wanted - q.scope_tokens) | echo
-    implied = {e.key(): implied_words(q, e, boxes, echo) for e in evidence}
+    popups = popped_up(evidence, duration)
+    implied = {e.key(): implied_words(q, e, boxes, echo, popups) for e in evidence}
     tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
@@ -470,6 +492,8 @@ def rank(
                                   or (o.modality == e.modality == "speech" and e.start - back <= o.start <= e.start)))
             if not any(matched(name, about) == name for name in names):
                 score -= 0.6
+        if q.names_popup and popups and e.key() not in popups:
+            score -= 0.6  # "what does the pop-up offer?": its own text, not the window's under it
         if echo and not tokens[e.key()] & echo:
             score -= 0.3  # only the part's name ("Dickens") and none of the words that carry the question
         if e.key() in labelling and e.key() not in labels and matched(wanted, tokens[e.key()]):
