@@ -14,6 +14,7 @@ from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.index.text import tokenize
 from staragent.schema import Evidence
+from staragent.timecodes import format_time
 
 
 @pytest.mark.parametrize(
@@ -1383,3 +1384,56 @@ def test_a_part_named_by_a_sound_is_where_the_sound_is_heard_not_a_title_beside_
     hits = [_hit(61.0, 108.0, world[2]), _hit(0.0, 55.0, world[0], world[1]), _hit(55.0, 61.0, world[0], world[3])]
     final = _converse("About how long does the bell sound after the poem last?", world, hits)
     assert re.search(r"\b4 s\b", final.content) and "0:56" in final.content, final.content
+
+
+@pytest.mark.parametrize("question, check", [
+    ("Who looked after the finances at the studio?", lambda q: q.relation is None and "financ" in q.tokens),  # a verb, no moment
+    ("Who did the logo and poster design?", lambda q: {"logo", "poster"} <= q.tokens),  # what was made, not where to look
+    ("Quick overview: what readings are in this and in what order?", lambda q: q.count == "parts" and not q.overview),
+    ("Sum up what Okafor says in her clip.", lambda q: q.scope == "Okafor" and q.overview),
+])
+def test_more_questions_read_as_people_mean_them(question, check):
+    assert check(analyse(question)), vars(analyse(question))
+
+
+def test_the_video_named_by_its_title_in_a_question_is_the_video_not_a_topic():
+    named = analyse("Who did the music for Big Harbour Nights?", video_name="big_harbour_nights_720p.mp4")
+    assert named.keywords == ["music"]
+    assert "Harbour" in analyse("Who did the music for Big Harbour Nights?").keywords  # another video's title stays a topic
+
+
+def test_how_a_part_ends_after_a_question_about_it_is_that_part_s_end_not_the_video_s():
+    first = analyse("Is there a Shakespeare sonnet in this?")
+    assert analyse("How does it end - what's the last line?", first).position is None
+    assert analyse("How does the film end?").position == "end"
+
+
+def test_a_quoted_word_that_speech_recognition_garbled_is_still_found():
+    from staragent.agent.planners.rules.ranking import quote_share
+
+    assert quote_share("tender churl", "And tender chiral makes waste in niggarding.") >= 0.6
+    assert quote_share("tender churl", "His tender heir might bear his memory.") < 0.6
+
+
+def test_a_name_alone_under_a_heading_answers_who_without_a_person_beside_it():
+    lines, boxes = _rolling_credits([("SOUND DESIGN", *ROLE), ("Lena Varga", *NAME), ("LOGO AND POSTER DESIGN", *ROLE), ("Kettlewerk", *NAME),
+                                     ("CATERING", *ROLE), ("Otto Brenn", *NAME)])
+    final = _converse("Who did the logo and poster design?", lines, [_hit(498.0, 515.0)], boxes=boxes)
+    assert "Kettlewerk" in final.content and "Lena Varga" not in final.content, final.content
+
+
+def test_what_else_he_is_credited_with_is_his_name_under_another_heading():
+    lines, boxes = _rolling_credits([("MUSIC", *ROLE), ("Tomas Rehnquist", *NAME), ("LIGHTING", *ROLE), ("Pavel Dorn", *NAME),
+                                     ("SOUND MIXING", *ROLE), ("Tomas Rehnquist", *NAME), ("CATERING", *ROLE), ("Otto Brenn", *NAME)])
+    cited = lines[1]
+    answer = AIMessage(f"On screen at 8:21: “{cited.text}”.", response_metadata={"evidence": [cited.model_dump()]})
+    final = _converse("What else is he credited with?", lines, [_hit(498.0, 515.0, cited)], boxes=boxes,
+                      history=[HumanMessage("Who did the music?"), answer])
+    assert "SOUND MIXING" in final.content and "“MUSIC”" not in final.content, final.content
+
+
+def test_when_a_named_credit_comes_up_in_the_credits_is_its_own_moment_not_the_credits_start():
+    lines, boxes = _rolling_credits(CREDITS_ROLL)
+    catering = next(e for e in lines if e.text == "CATERING")
+    final = _converse("When does catering come up in the credits?", lines, [_hit(498.0, 515.0)], boxes=boxes)
+    assert format_time(catering.start) in final.content, final.content

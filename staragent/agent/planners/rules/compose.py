@@ -24,6 +24,7 @@ from .focus import (
     named_by_kind,
     named_spans,
     parts_shown,
+    person_referred,
     ranges_read,
     standout_span,
     whole_read,
@@ -41,6 +42,7 @@ from .ranking import (
     implied_words,
     label_text,
     labelled,
+    lone_name,
     matched,
     named_sound,
     names_in_question,
@@ -162,7 +164,7 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     if matched(q.tokens, button_action(q, best)):
         # "which button saves the changes?": the labels that do what it says, and nothing beside them
         return [s.evidence for s in scored if matched(q.tokens, button_action(q, s.evidence))][:limit]
-    boxes, popups = boxes_of(lines_read(turn)), popped_up(turn.evidence(), turn.duration)
+    boxes, popups = boxes_of(lines_read(turn)), popped_up(turn.evidence(), turn.duration) if q.names_popup else set()
 
     def answers_to(e: Evidence) -> set[str]:  # the words a line holds, and those it stands for (a pop-up's button is a "choice")
         return set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)
@@ -178,7 +180,8 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         if competing and q.answer_type in ("money", "percent", "number", "duration", "time"):
             continue
         fuller = q.answer_type in ("date", "when") and bool(MONTH_DAY.search(e.text)) and not MONTH_DAY.search(best.text)
-        typed = q.answer_type != "entity" and has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type)
+        # the kind asked for, which the best line lacks ("Grrr" under "LOGO AND POSTER DESIGN" is a name: no other is needed)
+        typed = q.answer_type != "entity" and has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type) and not lone_name(best.text)
         if near and s.score >= 0.5 * scored[0].score and (adds or fuller or typed):
             chosen.append(e)
             covered |= adds
@@ -511,6 +514,9 @@ def _credits_run(turn: Turn, focus: list[Span] | None) -> list[Evidence]:
     return [e for e in shown if first <= e.start and e.end <= last]
 
 
+_CREDITS_WORDS = frozenset(tokenize("credits credit end opening closing start begin roll rolling name names come appear"))
+
+
 def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple[str, list[Evidence]] | None:
     """When the thing asked about happens: the start (or end) of the line that best names it; for
     "when does it start?" the moment the previous answer cited; for a named part with nothing
@@ -523,7 +529,7 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         lead = turn.previous_evidence[0]
         moment = lead.start if q.moment_edge == "start" else lead.end
         return f"At {format_time(moment)}. " + " ".join(sentences([lead], turn.question)), [lead]
-    if q.credits and (run := _credits_run(turn, focus)):
+    if q.credits and not q.focus_tokens - _CREDITS_WORDS and (run := _credits_run(turn, focus)):  # not "when does the composer's name come up in the credits?"
         if q.moment_edge == "end":  # "when do the credits finish?": where the last of them leaves the screen
             last = max(run, key=lambda e: e.end)
             return f"At {format_time(last.end)}. " + " ".join(sentences([last], turn.question)), [last]
@@ -551,15 +557,17 @@ def _role_of(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """"What was Ada Brook's job?": each on-screen line that holds the name the question gives, with
     what labels it (the heading it is listed under, or the role written beside it)."""
     q = turn.question
-    names = names_in_question(q, q.tokens)
+    names = names_in_question(q, q.tokens) or ([set(tokenize(who))] if (who := person_referred(turn)) else [])
     if not names:
         return None
     shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
     labels = labelled(shown, boxes_of(lines_read(turn)))
     name = set().union(*names)
+    before = turn.previous_evidence if q.excludes_previous else []
     found: dict[str, Evidence] = {}  # by the role: one credited on several frames is said once
     for e in sorted(shown, key=lambda e: e.start):
-        if e.key() in labels and matched(name, set(tokenize(e.text))) == name:
+        cited = any(normalised(b.text) == normalised(e.text) and b.start < e.end and e.start < b.end for b in before)
+        if e.key() in labels and matched(name, set(tokenize(e.text))) == name and not cited:  # "what ELSE is he credited with?"
             found.setdefault(label_text(labels, e), e)
     if not found:
         return None
@@ -699,7 +707,7 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         return []
     seen: set[str] = set()
     boxes = boxes_of(lines_read(turn))
-    popups = popped_up(turn.evidence(), turn.duration)
+    popups = popped_up(turn.evidence(), turn.duration) if q.names_popup else set()  # only a question about a pop-up looks for one
     for e in turn.evidence():
         if not focus or any(e.start < b and e.end > a for a, b in focus):
             seen |= set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)  # "the clock in the top bar", "the pop-up's buttons"
@@ -811,7 +819,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return _visual_refusal(turn)
     if q.ordinal and focus is None and len(parts := parts_shown(turn)) < q.ordinal:
         return _too_few_parts(q, parts), []
-    if q.overview:
+    if q.overview and q.count != "parts":  # "quick overview: what readings are in this?" lists them
         return _overview(turn, focus)
     if q.sequence and (edge := _first_or_last(turn, focus)):
         return edge

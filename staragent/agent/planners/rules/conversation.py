@@ -96,7 +96,7 @@ def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = fr
     asked: Question | None = None
     noted = False
     for h, following in zip(humans, [*humans[1:], len(messages)]):
-        asked = analyse(str(messages[h].content), asked)  # each question read in the light of the one before
+        asked = analyse(str(messages[h].content), asked, video_name)  # each question read in the light of the one before
         if h == last:
             break
         noted = noted or (asked.intent is not None and asked.intent.kind == "remember")

@@ -14,7 +14,7 @@ from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .layout import popped_up
 from .question import SOUND_TOKENS, TITLE_TOKENS, resolve_range
-from .ranking import heard_words, matched
+from .ranking import heard_words, matched, person_names
 
 Span = tuple[float, float]
 WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it
@@ -87,19 +87,23 @@ def _said_about(turn: Turn, tokens: set[str], around: float) -> Span | None:
     return contiguous(said, around, gap=SAID_GAP)
 
 
-def contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
-    """The run of ``spans`` (in order of start; joined where they touch, or come within ``gap``
-    seconds) that holds or is nearest to ``around``."""
+def runs_of(spans: list[Span], gap: float = 1.5) -> list[Span]:
+    """``spans`` (in order of start) joined where they touch, or come within ``gap`` seconds."""
     runs: list[list[float]] = []
     for a, b in spans:
         if runs and a - runs[-1][1] <= gap:
             runs[-1][1] = max(runs[-1][1], b)
         else:
             runs.append([a, b])
+    return [(a, b) for a, b in runs]
+
+
+def contiguous(spans: list[Span], around: float, gap: float = 1.5) -> Span | None:
+    """The run of ``spans`` (see ``runs_of``) that holds or is nearest to ``around``."""
+    runs = runs_of(spans, gap)
     if not runs:
         return None
-    best = min(runs, key=lambda r: 0.0 if r[0] <= around <= r[1] else min(abs(r[0] - around), abs(r[1] - around)))
-    return best[0], best[1]
+    return min(runs, key=lambda r: 0.0 if r[0] <= around <= r[1] else min(abs(r[0] - around), abs(r[1] - around)))
 
 
 def _kinds(query: str) -> set[str]:
@@ -199,11 +203,22 @@ def standout_span(turn: Turn) -> Span | None:
     return None
 
 
+_PERSON_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|hers)\b|\bth(?:at|is) (?:person|man|woman)\b", re.I)
+
+
+def person_referred(turn: Turn) -> str | None:
+    """The person a follow-up's "he", "she" or "that person" is: the first name the last answer cited."""
+    q = turn.question
+    if not (q.follow_up or q.refers_back) or not _PERSON_PRONOUN.search(q.text):
+        return None
+    return next((names[0] for e in turn.previous_evidence if (names := person_names(e.text))), None)
+
+
 def own_query(turn: Turn) -> str | None:
     """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
-    music?" after a question about the film's director), unless a pronoun ties it to that topic
-    ("and what does it weigh?"), unless it names someone or something itself ("what did Nathan Vegdahl
-    do on it?": the name is searched, the pronoun only says which film)."""
+    music?" after a question about the film's director). A pronoun ties them to that topic ("and what
+    does it weigh?"), except where they name someone or something themselves ("what did Nathan
+    Vegdahl do on it?": the name is searched, the pronoun only says which film)."""
     q = turn.question
     own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried else []
     if q.pronoun and not any(w[:1].isupper() for w in own):
@@ -296,8 +311,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
             spans.append(found)
     if spans:
         return spans
-    if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn):
-        return [widen_to_part(turn, base)]
+    if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn) and not (q.role_of and person_referred(turn)):
+        return [widen_to_part(turn, base)]  # (what else "he" did is wherever his name is, not only where the last answer was)
     return None
 
 
@@ -305,14 +320,7 @@ def popup_spans(turn: Turn) -> list[Span]:
     """Where text came up over a window and went again (``popped_up``), among the lines read this turn."""
     read = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
     keys = popped_up(read, turn.duration)
-    spans = sorted((e.start, e.end) for e in read if e.key() in keys)
-    merged: list[list[float]] = []
-    for a, b in spans:
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    return [(a, b) for a, b in merged]
+    return runs_of(sorted((e.start, e.end) for e in read if e.key() in keys), gap=0.0)
 
 
 def widen_to_part(turn: Turn, span: Span) -> Span:

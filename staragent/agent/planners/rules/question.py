@@ -165,6 +165,8 @@ _SCOPE_PATTERNS = (
     # "what does the sonnet say", "what does Okafor urge"
     re.compile(r"\b(?:what|how|who|whom|which)\s+(?:\w+\s+)?(?:does|did|do)\s+(?P<scope>(?:the\s+)?[\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
                r"(?:say|says|mention|describe|call|calls|urge|urges|claim|argue|tell|ask|address|addressing|pin|list|compare|deliver|recite|quote|utter)\b", re.I),
+    # "sum up what Kennedy says", "what Okafor argues": the speaker is where to look
+    re.compile(r"\bwhat\s+(?P<scope>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+(?:says|said|mentions|describes|argues|claims|urges|asks|tells|talks about)\b"),
     # "the famous line Kennedy delivers", "the words the narrator repeats": who says them is where to look
     re.compile(r"\b(?:line|lines|words|quote|quotation|phrase|sentence|saying)\s+(?:that\s+)?(?P<scope>(?:the\s+)?[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
                r"(?:says|said|delivers|delivered|speaks|spoke|utters|uttered|recites|recited|repeats|repeated|quotes|quoted|reads|read)\b"),
@@ -227,7 +229,7 @@ _ACTORS = frozenset(tokenize("user person presenter speaker host narrator someon
                              "shown said appear appears come comes first last final start beginning end finally very video clip"))
 """what a question of what happens first or last is worded with, beside the edge: no thing to look for"""
 _MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s|"
-                   r"(?:what|which) (?:two|three|four|five|both)(?: \w+)? (?:\w+s|people)\b|what (?:are|were) the (?:\w+ )?\w+s\b)\b", re.I)
+                   r"(?:what|which) (?:two|three|four|five|both)(?: \w+){0,2} (?:\w+s|people)\b|what (?:are|were) the (?:\w+ )?\w+s\b)\b", re.I)
 """a question that asks for every answer there is, not the best one"""
 _SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "longest", "oldest": "oldest", "newest": "newest",
                  "most recent": "newest"}
@@ -334,6 +336,8 @@ class Question:
         empty for "what is said between 0:30 and 0:45?". A sound word is the subject when the question
         is not about listening ("who did the music?")."""
         where = INTENT_WORDS if "audio" in self.wants or self.answer_type not in NOT_HEARD else INTENT_WORDS - AUDIO_WORDS
+        if self.answer_type == "person":  # "who did the logo and poster design?": the logo is what someone made, not where to look
+            where = where - _MADE_THINGS
         if made := _MADE.search(self.text):  # "who designed the logo?": the logo is what is asked about, not where to look
             where = where - set(re.findall(r"[a-z-]+", self.text[made.end() :].lower()))
         return [w for w in self.keywords if w.lower() not in where]
@@ -445,6 +449,7 @@ _NAME_OF_WORK = re.compile(r"\b(?:the )?name of (?:the|this) (?:film|video|movie
                            r"\bwhat(?:'s| is) it (?:called|named|titled)\b")
 # Verbs of making something: what follows them is the thing made, even a word that otherwise only
 # says where to look ("who designed the logo", "which studio produced the title sequence")
+_MADE_THINGS = {"logo", "logos", "poster", "posters", "banner", "banners", "chart", "website", "titles", "captions", "menu"}
 _MADE = re.compile(r"\b(?:design(?:ed|s)?|creat(?:ed|es?)|made|makes?|drew|draws?|drawn|paint(?:ed|s)?|produc(?:ed|es?)|"
                    r"compos(?:ed|es?)|buil[dt]s?|illustrat(?:ed|es?)|animat(?:ed|es?)|craft(?:ed|s)?)\b", re.I)
 _TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
@@ -778,8 +783,13 @@ def _in_front_of(text: str, m: re.Match) -> bool:
     return m["rel"].lower() == "before" and subject is not None and re.search(rf"\b{subject}\b", text[: m.start()], re.I) is not None
 
 
+_LOOK_AFTER = re.compile(r"\b(?:look|looks|looked|looking)\s+after\b", re.I)
+
+
 def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool]:
     """``(after|before, relative to what, (between a, b), whether that is named as something said)``."""
+    # "who looked after the finances": a verb, not a moment after them
+    text, lower = (_LOOK_AFTER.sub("minded", t) for t in (text, lower))
     if operation == "discount" or re.search(r"\bhow (?:long|much time|many (?:seconds|minutes))\b", lower):
         return None, None, None, False  # "after the discount", "how long before it reverts": no moment of the video
     if m := _BETWEEN.search(text):
@@ -808,7 +818,23 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     return None, None, None, False
 
 
-def analyse(text: str, previous: Question | None = None) -> Question:
+def _without_title(text: str, video_name: str | None) -> str:
+    """``text`` less a run of two or more capitalised words that the video's file is named with ("who
+    did the music for Big Buck Bunny?" about big_buck_bunny_720p.mp4): the video itself, no topic."""
+    if not video_name:
+        return text
+    named = {w for w in re.split(r"[^a-z0-9]+", video_name.lower().rsplit(".", 1)[0]) if w}
+
+    def drop(m: re.Match) -> str:
+        words = [re.sub(r"'s$", "", w).lower() for w in m[0].split()]
+        return " " if len(words) >= 2 and all(w in named for w in words) else m[0]
+
+    return re.sub(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+", drop, text)
+
+
+def analyse(text: str, previous: Question | None = None, video_name: str | None = None) -> Question:
+    """What ``text`` asks, read in the light of the question before it; ``video_name``: the video's
+    file name, whose words a question may use to name the video itself."""
     text = re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()
     quoted = quoted_phrases(text)
     bare = text
@@ -817,6 +843,7 @@ def analyse(text: str, previous: Question | None = None) -> Question:
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
     text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
     text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
+    text_for_topic = _without_title(text_for_topic, video_name)
     lower, bare_lower = text.lower(), bare.lower()
     words = set(re.findall(r"[a-z'-]+", bare_lower))
     keywords = content_words(text_for_topic)
@@ -891,8 +918,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         if question.scope:  # "the first line of the poem": the poem
             question.scope = re.sub(r"^(?:first|opening|last|closing|final)\s+(?:words?|lines?|sentences?)\s+(?:of|in)\s+(?:the\s+)?", "",
                                     question.scope, flags=re.I) or None
-        elif question.time_range is None:
-            question.position = question.words_at  # "how does the film end?": its closing part
+        elif question.time_range is None and not (previous is not None and _PRONOUN.search(bare)):
+            question.position = question.words_at  # "how does the film end?": its closing part ("how does it end?": the part the last answer was about)
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
@@ -910,6 +937,8 @@ def analyse(text: str, previous: Question | None = None) -> Question:
         question.count, question.keywords = "parts", _without(question.keywords, counted_parts[0])
     elif _COUNT_MENTIONS.search(bare):
         question.count = "mentions"
+    if question.count == "parts":
+        question.overview = False  # "quick overview: what readings are in this?" lists the parts
     question.role_of = question.answer_type != "person" and not question.asks_moment and bool(_ROLE_OF.search(bare))
     if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
         question.role = role[0].lower()

@@ -10,8 +10,10 @@ question (a heading) loses.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
@@ -113,6 +115,16 @@ def names_place(text: str) -> bool:
                for n in (1, 2, 3) for i in range(len(words) - n + 1) if words[i][0].isupper())
 
 
+def lone_name(text: str) -> bool:
+    """Whether ``text`` is one name alone, no English word ("Grrr", "Maqina" under a credit's heading):
+    a studio or a person credited by one name."""
+    bare = text.strip(" .,:;·")
+    common = common_words()
+    word = bare.lower()
+    forms = {word, word.removesuffix("s"), word.removesuffix("es"), re.sub(r"ies$", "y", word)}  # "Displays", "Activities"
+    return bool(re.fullmatch(r"[A-Z][a-z]{2,}", bare)) and bool(common) and not forms & common
+
+
 def has_type(text: str, answer_type: str | None) -> bool:
     """Whether ``text`` states something of the kind asked for."""
     text = GLUED.sub(" ", text)  # "14March2025", "Gate7": OCR lost the spaces
@@ -134,8 +146,8 @@ def has_type(text: str, answer_type: str | None) -> bool:
         return bool(NAME.search(text) or _PROPER.search(text) or _LONE_NAME.fullmatch(text.strip(" .,:;")))
     if answer_type == "url":
         return bool(URL.search(text))
-    if answer_type == "entity":  # "which company ...": a name of something, capitalised; or one alone ("Krita" under its heading)
-        return bool(re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+|\b[A-Z]{2,}\b", text.strip()) or _LONE_NAME.fullmatch(text.strip(" .,:;")))
+    if answer_type == "entity":  # "which company ...": a name of something, capitalised
+        return bool(re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+|\b[A-Z]{2,}\b", text.strip()))
     return False
 
 
@@ -145,6 +157,8 @@ def answers_type(text: str, news: str, q: Question) -> bool:
     Austen" on a title card does not answer "which character is the Austen passage about?"."""
     if q.answer_type == "person":
         return any(not matched(q.tokens, set(tokenize(name))) for name in person_names(text))
+    if q.answer_type == "entity" and news.strip() and _LONE_NAME.fullmatch(text.strip(" .,:;")):
+        return True  # a name alone on its line ("Krita" under "STUDIO SOFTWARE"), not a word left of a longer one
     return has_type(news, q.answer_type)
 
 
@@ -154,12 +168,13 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC")."""
     found = wanted & tokens
     for w in wanted - found:
-        if _EQUIVALENTS.get(w, frozenset()) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens):
+        if _equivalents().get(w, frozenset()) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens):
             found.add(w)
     return found
 
 
-def _equivalents() -> dict[str, frozenset[str]]:
+@functools.lru_cache(maxsize=1)
+def _equivalents() -> dict[str, frozenset[str]]:  # built on first use: tokenizing reads the word list
     out: dict[str, set[str]] = {}
     for group in EQUIVALENT_WORDS:
         stems = {t for word in group for t in tokenize(word)}
@@ -167,8 +182,6 @@ def _equivalents() -> dict[str, frozenset[str]]:
             out.setdefault(stem, set()).update(stems - {stem})
     return {stem: frozenset(others) for stem, others in out.items()}
 
-
-_EQUIVALENTS = _equivalents()
 
 
 def _extends(short: str, long: str) -> bool:
@@ -216,7 +229,13 @@ def quote_share(quote: str, text: str) -> float:
     if q in t:
         return 1.0
     words, found = q.split(), set(t.split())
-    return sum(1 for w in words if w in found) / len(words) * 0.9
+    return sum(1.0 if w in found else 0.8 if _misheard(w, found) else 0.0 for w in words) / len(words) * 0.9
+
+
+def _misheard(word: str, heard: set[str]) -> bool:
+    """Whether a line holds ``word`` as speech recognition or OCR might have garbled it ("churl" heard
+    as "chiral"): a word of four letters or more that is spelled nearly the same."""
+    return len(word) >= 4 and any(len(h) >= 4 and abs(len(h) - len(word)) <= 2 and SequenceMatcher(None, word, h).ratio() >= 0.7 for h in heard)
 
 
 NAME_CARRIES_S = 30.0
@@ -460,7 +479,7 @@ def rank(
     wanted = (q.tokens if wanted is None else wanted) | echo
     if echo:  # the named part's words ("according to the Dickens excerpt") say where to look, its function words what is asked
         wanted = (wanted - q.scope_tokens) | echo
-    popups = popped_up(evidence, duration)
+    popups = popped_up(evidence, duration) if q.names_popup else set()  # only a question about a pop-up looks for one
     implied = {e.key(): implied_words(q, e, boxes, echo, popups) for e in evidence}
     tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
@@ -477,7 +496,7 @@ def rank(
     labelling = {label.key() for found in labels.values() for label in found}
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
     span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
-    known_places = q.answer_type == "place" and any(names_place(beyond_question(e.text, q)) for e in evidence)
+    placed = {e.key(): names_place(beyond_question(e.text, q)) for e in evidence} if q.answer_type == "place" else {}
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
@@ -537,8 +556,8 @@ def rank(
             score += 0.3 if organisation_name(e.text) else -0.3 if _only_a_person(e.text) else 0.0
         elif q.asked_for and q.answer_type != "person" and e.modality == "ocr" and names_a_person(q.asked_for) is False and _only_a_person(e.text):
             score -= 0.6  # "what software ...": a person's name under a heading that holds the word is no software
-        if known_places:  # "in which city ...": a place known by name beyond those the question names, not any capitalised word
-            score += 0.3 if names_place(beyond_question(e.text, q)) else -TYPE_BONUS if has_type(beyond_question(e.text, q), "place") else 0.0
+        if any(placed.values()):  # "in which city ...": a place known by name beyond those the question names, not any capitalised word
+            score += 0.3 if placed[e.key()] else -TYPE_BONUS if has_type(beyond_question(e.text, q), "place") else 0.0
         if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
             score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
