@@ -189,7 +189,8 @@ def common_words() -> frozenset[str]:
 @functools.lru_cache(maxsize=1)
 def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]], frozenset[str]]:
     """WordNet's nouns: lemma -> synset offsets (commonest sense first), offset -> (its words, its
-    hyponyms' offsets, kinds and named instances alike), and the offsets of named instances ("Amsterdam"). Read whole from the first database found: the files may have CRLF endings, so
+    hyponyms' offsets, kinds and named instances alike), and the offsets of named instances
+    ("Amsterdam"). Read whole from the first database found: the files may have CRLF endings, so
     lines are keyed by the offset they start with rather than sought by byte. Empty without WordNet."""
     dirs = wordnet_dirs()
     if not dirs:

@@ -183,7 +183,6 @@ def _equivalents() -> dict[str, frozenset[str]]:  # built on first use: tokenizi
     return {stem: frozenset(others) for stem, others in out.items()}
 
 
-
 def _extends(short: str, long: str) -> bool:
     """Whether ``long`` is ``short`` with an ending added: four letters may take at most two more
     ("grow" ~ "growth"), so a short name does not stand for a long word ("Lang" ~ "language")."""
@@ -497,6 +496,7 @@ def rank(
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
     span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
     placed = {e.key(): names_place(beyond_question(e.text, q)) for e in evidence} if q.answer_type == "place" else {}
+    known_places = any(placed.values())
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
@@ -556,7 +556,7 @@ def rank(
             score += 0.3 if organisation_name(e.text) else -0.3 if _only_a_person(e.text) else 0.0
         elif q.asked_for and q.answer_type != "person" and e.modality == "ocr" and names_a_person(q.asked_for) is False and _only_a_person(e.text):
             score -= 0.6  # "what software ...": a person's name under a heading that holds the word is no software
-        if any(placed.values()):  # "in which city ...": a place known by name beyond those the question names, not any capitalised word
+        if known_places:  # "in which city ...": a place known by name beyond those the question names, not any capitalised word
             score += 0.3 if placed[e.key()] else -TYPE_BONUS if has_type(beyond_question(e.text, q), "place") else 0.0
         if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
             score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
