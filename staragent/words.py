@@ -286,6 +286,6 @@ def names_a_person(noun: str) -> bool | None:
 @functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
     """Lower-case names of the places WordNet knows by name: countries, states, cities, regions
-    ("germany", "amsterdam", "washington", "new york"). Empty without WordNet."""
+    ("germany", "amsterdam", "lisbon", "new york"). Empty without WordNet."""
     _, synsets, instances = _noun_net()
     return frozenset(w.replace("_", " ") for offset in _below("location") & instances for w in synsets[offset][0])

@@ -180,7 +180,7 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         if competing and q.answer_type in ("money", "percent", "number", "duration", "time"):
             continue
         fuller = q.answer_type in ("date", "when") and bool(MONTH_DAY.search(e.text)) and not MONTH_DAY.search(best.text)
-        # the kind asked for, which the best line lacks ("Grrr" under "LOGO AND POSTER DESIGN" is a name: no other is needed)
+        # the kind asked for, which the best line lacks ("Kettlewerk" under "LOGO AND POSTER DESIGN" is a name: no other is needed)
         typed = q.answer_type != "entity" and has_type(e.text, q.answer_type) and not has_type(best.text, q.answer_type) and not lone_name(best.text)
         if near and s.score >= 0.5 * scored[0].score and (adds or fuller or typed):
             chosen.append(e)

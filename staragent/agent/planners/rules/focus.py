@@ -152,7 +152,7 @@ def naming_hits(hits: list[dict], query: str) -> tuple[list[dict], set[str]]:
     tokens = set(tokenize(query))
     tokens = tokens - _ANY_SOUND or tokens  # "the bell sound": the bell names it; any sound is "a sound"
     holds = [(h, set().union(*(matched(tokens, set(tokenize(heard_words(m)))) for m in h.get("evidence") or []))) for h in hits]
-    # the hits that hold the part's words, those that hold more of them first ("the bell after the sonnet": the bell's, by the sonnet)
+    # the hits that hold the part's words, those that hold more of them first ("the gong after the poem": the gong's, by the poem)
     named = [h for h, words in sorted(holds, key=lambda x: -len(x[1])) if words]
     if not named and (kinds := _kinds(query)):
         named = [h for h in hits if any(set(tokenize(heard_words(m))) & kinds for m in h.get("evidence") or [])]
@@ -176,7 +176,7 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     if said and (talk := _said_about(turn, tokens, float(hit["start"]))) is not None:
         return talk
     heard = [m for m in hit.get("evidence") or [] if m.get("modality") == "audio" and matched(tokens & SOUND_TOKENS, set(tokenize(heard_words(m))))]
-    if heard:  # "the bell after the sonnet": the stretch the bell is heard in, not the sonnet's title card beside it
+    if heard:  # "the gong after the poem": the stretch the gong is heard in, not the poem's title card beside it
         return float(hit["start"]), float(hit["end"])
     shown = [m for m in hit.get("evidence") or [] if m.get("modality") == "ocr" and matched(tokens, set(tokenize(m["text"])))]
     if shown:
@@ -217,8 +217,8 @@ def person_referred(turn: Turn) -> str | None:
 def own_query(turn: Turn) -> str | None:
     """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
     music?" after a question about the film's director). A pronoun ties them to that topic ("and what
-    does it weigh?"), except where they name someone or something themselves ("what did Nathan
-    Vegdahl do on it?": the name is searched, the pronoun only says which film)."""
+    does it weigh?"), except where they name someone or something themselves ("what did Mira
+    Oyelaran do on it?": the name is searched, the pronoun only says which film)."""
     q = turn.question
     own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried else []
     if q.pronoun and not any(w[:1].isupper() for w in own):

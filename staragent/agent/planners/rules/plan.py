@@ -102,7 +102,7 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     q = turn.question
     calls = [call(MEMORY, func="search", data=q.query)] if turn.noted and MEMORY in tools else []
     if SEARCH in tools:
-        # a part is named by what is said or shown there, unless it is a sound asked about ("the bell after the sonnet")
+        # a part is named by what is said or shown there, unless it is a sound asked about ("the gong after the poem")
         calls += [call(SEARCH, query=part, k=PART_K, **({} if _names_a_sound(q, part) else {"modalities": ["ocr", "speech"]}))
                   for part in part_queries(q)]
         if q.operation and q.owner:  # "the Basic and Pro plans of X": both values are where X is

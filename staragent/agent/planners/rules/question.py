@@ -165,7 +165,7 @@ _SCOPE_PATTERNS = (
     # "what does the sonnet say", "what does Okafor urge"
     re.compile(r"\b(?:what|how|who|whom|which)\s+(?:\w+\s+)?(?:does|did|do)\s+(?P<scope>(?:the\s+)?[\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
                r"(?:say|says|mention|describe|call|calls|urge|urges|claim|argue|tell|ask|address|addressing|pin|list|compare|deliver|recite|quote|utter)\b", re.I),
-    # "sum up what Kennedy says", "what Okafor argues": the speaker is where to look
+    # "sum up what Brandt says", "what Okafor argues": the speaker is where to look
     re.compile(r"\bwhat\s+(?P<scope>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+(?:says|said|mentions|describes|argues|claims|urges|asks|tells|talks about)\b"),
     # "the famous line Kennedy delivers", "the words the narrator repeats": who says them is where to look
     re.compile(r"\b(?:line|lines|words|quote|quotation|phrase|sentence|saying)\s+(?:that\s+)?(?P<scope>(?:the\s+)?[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)?)\s+"
@@ -760,7 +760,7 @@ def _scope(text: str, quoted: list[str]) -> str | None:
         for m in pattern.finditer(bare):
             scope = _strip(m["scope"])
             scope = re.sub(r"^(?:the|this|that)\s+", "", scope, flags=re.I)
-            # "the Soviet Union in this clip": the part is what follows "in this", the words before it the topic
+            # "the Arctic Council in this clip": the part is what follows "in this", the words before it the topic
             scope = re.sub(r"^.*?\b(?:in|from|during|within)\s+(?:the|this|that)\s+", "", scope, flags=re.I)
             words = scope.lower().split()
             if not words or f"the {scope.lower()}" in _NOT_A_SCOPE or scope.lower() in _NOT_A_SCOPE:
@@ -820,7 +820,7 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
 
 def _without_title(text: str, video_name: str | None) -> str:
     """``text`` less a run of two or more capitalised words that the video's file is named with ("who
-    did the music for Big Buck Bunny?" about big_buck_bunny_720p.mp4): the video itself, no topic."""
+    did the music for Big Harbour Nights?" about big_harbour_nights_720p.mp4): the video itself, no topic."""
     if not video_name:
         return text
     named = {w for w in re.split(r"[^a-z0-9]+", video_name.lower().rsplit(".", 1)[0]) if w}

@@ -108,7 +108,7 @@ def _only_a_person(text: str) -> bool:
 
 
 def names_place(text: str) -> bool:
-    """Whether ``text`` names a place known by name ("Washington, D.C.", "Wavemage, Germany")."""
+    """Whether ``text`` names a place known by name ("Lisbon, Portugal", "Studio Nord, Hamburg")."""
     words = re.findall(r"[A-Za-z][A-Za-z.'-]*", text)
     places = place_names()
     return any(" ".join(words[i:i + n]).lower().rstrip(".") in places
@@ -116,7 +116,7 @@ def names_place(text: str) -> bool:
 
 
 def lone_name(text: str) -> bool:
-    """Whether ``text`` is one name alone, no English word ("Grrr", "Maqina" under a credit's heading):
+    """Whether ``text`` is one name alone, no English word ("Kettlewerk", "Nordlicht" under a credit's heading):
     a studio or a person credited by one name."""
     bare = text.strip(" .,:;·")
     common = common_words()
@@ -153,8 +153,8 @@ def has_type(text: str, answer_type: str | None) -> bool:
 
 def answers_type(text: str, news: str, q: Question) -> bool:
     """Whether a line states the kind of answer asked for beyond the question's own words (``news``:
-    the line less those words). A person counts by a whole name the question does not hold: "Jane
-    Austen" on a title card does not answer "which character is the Austen passage about?"."""
+    the line less those words). A person counts by a whole name the question does not hold: "Clara
+    Hood" on a title card does not answer "which character is the Hood passage about?"."""
     if q.answer_type == "person":
         return any(not matched(q.tokens, set(tokenize(name))) for name in person_names(text))
     if q.answer_type == "entity" and news.strip() and _LONE_NAME.fullmatch(text.strip(" .,:;")):
@@ -232,8 +232,8 @@ def quote_share(quote: str, text: str) -> float:
 
 
 def _misheard(word: str, heard: set[str]) -> bool:
-    """Whether a line holds ``word`` as speech recognition or OCR might have garbled it ("churl" heard
-    as "chiral"): a word of four letters or more that is spelled nearly the same."""
+    """Whether a line holds ``word`` as speech recognition or OCR might have garbled it ("Oyelaran" heard
+    as "Oyelaren"): a word of four letters or more that is spelled nearly the same."""
     return len(word) >= 4 and any(len(h) >= 4 and abs(len(h) - len(word)) <= 2 and SequenceMatcher(None, word, h).ratio() >= 0.7 for h in heard)
 
 
@@ -476,7 +476,7 @@ def rank(
     where on the frame each on-screen line was read; ``duration``: the video's length."""
     echo = echo_words(q)  # a question carried by its function words is matched on them
     wanted = (q.tokens if wanted is None else wanted) | echo
-    if echo:  # the named part's words ("according to the Dickens excerpt") say where to look, its function words what is asked
+    if echo:  # the named part's words ("according to the Kessel excerpt") say where to look, its function words what is asked
         wanted = (wanted - q.scope_tokens) | echo
     popups = popped_up(evidence, duration) if q.names_popup else set()  # only a question about a pop-up looks for one
     implied = {e.key(): implied_words(q, e, boxes, echo, popups) for e in evidence}
