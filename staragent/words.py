@@ -210,9 +210,9 @@ def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, 
             fields = line.split(" | ", 1)[0].split()
             n_words = int(fields[3], 16)
             at = 4 + 2 * n_words
-            hyponyms = tuple(fields[at + 2 + 4 * i] for i in range(int(fields[at])) if fields[at + 1 + 4 * i] in ("~", "~i"))
-            synsets[fields[0]] = (tuple(fields[4 + 2 * i].lower() for i in range(n_words)), hyponyms)
-            instances.update(fields[at + 2 + 4 * i] for i in range(int(fields[at])) if fields[at + 1 + 4 * i] == "~i")
+            pointers = [(fields[at + 1 + 4 * i], fields[at + 2 + 4 * i]) for i in range(int(fields[at]))]  # (kind, offset)
+            synsets[fields[0]] = (tuple(fields[4 + 2 * i].lower() for i in range(n_words)), tuple(o for kind, o in pointers if kind in ("~", "~i")))
+            instances.update(o for kind, o in pointers if kind == "~i")
     return lemmas, synsets, frozenset(instances)
 
 

@@ -615,8 +615,7 @@ def _sound_length(turn: Turn, cited: list[Evidence]) -> str | None:
                and e.start < best.end and e.end > best.start]
     start, end = min(e.start for e in [best, *with_it]), max(e.end for e in [best, *with_it])
     seconds = end - start  # a sound's edges are known to half a second: whole seconds, but for the briefest
-    return f"It is heard from {format_time(start)} to {format_time(end)}: about {seconds:.1f} s." if seconds < 2 else \
-        f"It is heard from {format_time(start)} to {format_time(end)}: about {seconds:.0f} s."
+    return f"It is heard from {format_time(start)} to {format_time(end)}: about {seconds:.{1 if seconds < 2 else 0}f} s."
 
 
 def _nothing_said(turn: Turn) -> str | None:
@@ -705,6 +704,8 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         wanted = wanted - TITLE_TOKENS  # "the title of the last reading": a title is a kind of line, no word in it
     if not wanted or q.time_range or q.relation or q.follow_up or q.operation or q.between or q.quoted:
         return []
+    if q.asks_a_question and any(e.text.rstrip().endswith("?") for e in cited):
+        return []  # "what does the dialog ask?": the question it shows is the answer, whatever its words
     seen: set[str] = set()
     boxes = boxes_of(lines_read(turn))
     popups = popped_up(turn.evidence(), turn.duration) if q.names_popup else set()  # only a question about a pop-up looks for one
@@ -721,8 +722,6 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         lost = missing == wanted
     else:
         lost = len(missing) * 2 > len(wanted)
-    if q.asks_a_question and any(e.text.rstrip().endswith("?") for e in cited):
-        return []  # "what does the dialog ask?": the question it shows is the answer, whatever its words
     asked = set(tokenize(q.asked_for or ""))
     if asked and any(asked <= set(tokenize(e.text)) and tokenize(beyond_question(e.text, q)) for e in cited):
         return []  # "under what licence ...": a line about the licence, saying more than the question, answers

@@ -14,7 +14,7 @@ from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .layout import popped_up
 from .question import SOUND_TOKENS, TITLE_TOKENS, resolve_range
-from .ranking import heard_words, matched, person_names
+from .ranking import heard_words, matched, names_in_question, person_names
 
 Span = tuple[float, float]
 WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it
@@ -207,9 +207,10 @@ _PERSON_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|hers)\b|\bth(?:at|is) (?:
 
 
 def person_referred(turn: Turn) -> str | None:
-    """The person a follow-up's "he", "she" or "that person" is: the first name the last answer cited."""
+    """For "what else is he credited with?" (what someone did, asked of a "he", "she" or "that person"
+    the question does not name): the first name the last answer cited."""
     q = turn.question
-    if not (q.follow_up or q.refers_back) or not _PERSON_PRONOUN.search(q.text):
+    if not q.role_of or not (q.follow_up or q.refers_back) or not _PERSON_PRONOUN.search(q.text) or names_in_question(q, q.tokens):
         return None
     return next((names[0] for e in turn.previous_evidence if (names := person_names(e.text))), None)
 
@@ -311,7 +312,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
             spans.append(found)
     if spans:
         return spans
-    if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn) and not (q.role_of and person_referred(turn)):
+    if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn) and not person_referred(turn):
         return [widen_to_part(turn, base)]  # (what else "he" did is wherever his name is, not only where the last answer was)
     return None
 

@@ -42,7 +42,6 @@ from .focus import (
 )
 from .intents import intent_calls
 from .question import NOT_HEARD, SOUND_TOKENS, Question
-from .ranking import names_in_question
 
 SEARCH_K = 5
 PART_K = 5
@@ -109,7 +108,7 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
             calls.append(call(SEARCH, query=f"{q.owner} {' '.join(q.attributes)}".strip(), k=PART_K))
         elif q.operation and len(q.operands) >= 2:
             calls += [call(SEARCH, query=operand, k=PART_K) for operand in q.operands]
-        if q.role_of and (who := person_referred(turn)) and not names_in_question(q, q.tokens):
+        if who := person_referred(turn):
             calls.append(call(SEARCH, query=who, modalities=["ocr", "speech"], k=SEARCH_K))
         elif _searches_its_words(turn):
             # a name, a place, a date or an address is said or written, never heard in a sound; nor is
@@ -166,7 +165,7 @@ def _hit_spans(turn: Turn) -> list[Span]:
     queries = [main_query(turn)] if not q.operands else [*q.operands, f"{q.owner} {' '.join(q.attributes)}".strip()]
     if own_words_found(turn):
         queries = [own_query(turn) or ""]  # the follow-up's own words are found as such: that is where its answer is
-    if q.role_of and (who := person_referred(turn)) and not names_in_question(q, q.tokens):
+    if who := person_referred(turn):
         queries = [who]  # "what else is he credited with?": wherever his name is
     for query in queries:
         hits = search_hits(turn, query)
