@@ -44,3 +44,27 @@ def test_summary_over_a_range():
     quiet = summarize(frames, events, 5.0, 7.0)
     assert loud.loudness_db > -20 and quiet.silence_ratio == 1.0
     assert "tone" in loud.describe() and quiet.events == []
+
+
+def _tonal_sounds():
+    """Two tonal sounds that change in loudness, each 4 s: a note struck again and again at one
+    pitch, then a pitch that slides up and down as a hinge's or a siren's does."""
+    t = np.arange(14 * SAMPLE_RATE) / SAMPLE_RATE
+    audio = np.zeros_like(t)
+    struck = (t >= 1) & (t < 5)
+    since_strike = (t[struck] - 1) % 0.8
+    audio[struck] = 0.3 * np.exp(-4 * since_strike) * (np.sin(2 * np.pi * 660 * t[struck]) + 0.4 * np.sin(2 * np.pi * 1320 * t[struck]))
+    slid = (t >= 8) & (t < 12)
+    hz = 650 + 250 * np.sin(2 * np.pi * 0.9 * (t[slid] - 8))
+    phase = 2 * np.pi * np.cumsum(hz) / SAMPLE_RATE
+    audio[slid] = 0.3 * (0.6 + 0.4 * np.sin(2 * np.pi * 2.5 * t[slid])) * np.sin(phase)
+    return audio.astype(np.float32)
+
+
+def test_a_tonal_sound_is_told_by_whether_its_pitch_holds_or_slides():
+    events = detect_events(measure(_tonal_sounds(), window=0.5), speech_spans=[])
+    struck = next(e for e in events if e.start < 3 < e.end)
+    slid = next(e for e in events if e.start < 10 < e.end)
+    assert struck.label == slid.label == "sound"
+    assert "bell" in struck.detail and "slid" not in struck.detail and "creak" not in struck.detail
+    assert "slid" in slid.detail and "creak" in slid.detail and "bell" not in slid.detail

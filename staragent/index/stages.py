@@ -793,7 +793,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("vad", ("audio",), ("speech_spans.json",), lambda ctx: ctx.settings.index.model_dump(include={"vad_threshold", "min_silence"}), run_vad),
     # version 3: faster-whisper from the bundled pack by default, lines cut at sentences and pauses
     Stage("speech", ("vad",), ("speech.jsonl",), _speech_params, run_speech, role="asr", version=3),
-    Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics, version=5),
+    # version 6: how far the pitch moves in each window, so a tonal sound is told as held or sliding
+    Stage("acoustics", ("vad",), ("acoustics.npz", "audio_events.jsonl"), lambda ctx: {"window": ctx.settings.index.acoustic_window}, run_acoustics, version=6),
     # version 2: sound events (label, times, confidence) merged over consecutive windows; 3: YAMNet's
     # own log offset (0.001) in its log-mel frontend
     Stage("audio_tags", ("audio",), ("audio_tags.jsonl",), _audio_tag_params, run_audio_tags, role="audio_tagger", version=3),
