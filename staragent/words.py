@@ -284,8 +284,68 @@ def names_a_person(noun: str) -> bool | None:
 
 
 @functools.lru_cache(maxsize=1)
+def _heard_events() -> frozenset[str]:
+    """The offsets below the sense of "sound" that is something heard happening (a noise, a beep):
+    the sense that holds "noise", not the sound as a property or a sensation."""
+    lemmas, synsets, _ = _noun_net()
+    noise = lemmas.get("noise", ())[:1]
+    event = [o for o in lemmas.get("sound", ()) if set(noise) & set(synsets.get(o, ((), ()))[1])]
+    below = set(event)
+    level = event
+    while level:
+        level = [child for offset in level for child in synsets.get(offset, ((), ()))[1] if child not in below]
+        below.update(level)
+    return frozenset(below)
+
+
+@functools.lru_cache(maxsize=4096)
+def names_a_sound(word: str) -> bool:
+    """Whether ``word`` (a noun, or a verb's inflected form: "creaking", "squeals") in its commonest
+    sense is something heard ("creak", "squeal", "thunder", "footstep"), after WordNet; False without
+    WordNet or for a word it does not know so ("bell" is a thing, "bark" of a tree first)."""
+    lemmas, _, _ = _noun_net()
+    word = word.lower()
+    forms = [word]
+    if word.endswith("ing"):
+        forms += [word[:-3], word[:-3] + "e"]
+    elif word.endswith("ed"):
+        forms += [word[:-2], word[:-1]]
+    elif word.endswith("s"):
+        forms += [word[:-1], word[:-2] if word.endswith("es") else word]
+    heard = _heard_events()
+    return any(form in lemmas and lemmas[form][0] in heard for form in forms)
+
+
+@functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
     """Lower-case names of the places WordNet knows by name: countries, states, cities, regions
     ("germany", "amsterdam", "lisbon", "new york"). Empty without WordNet."""
     _, synsets, instances = _noun_net()
     return frozenset(w.replace("_", " ") for offset in _below("location") & instances for w in synsets[offset][0])
+
+
+@functools.lru_cache(maxsize=1)
+def _hypernyms() -> dict[str, tuple[str, ...]]:
+    """offset -> the offsets it is a kind or a named instance of."""
+    _, synsets, _ = _noun_net()
+    parents: dict[str, list[str]] = {}
+    for offset, (_, hyponyms) in synsets.items():
+        for child in hyponyms:
+            parents.setdefault(child, []).append(offset)
+    return {child: tuple(found) for child, found in parents.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def place_kinds(name: str) -> frozenset[str]:
+    """What a place known by name is, in WordNet's words, at every level ("amsterdam": national
+    capital, capital, city, municipality ...; "germany": european country, country ...); empty for a
+    name WordNet does not know as a place."""
+    lemmas, synsets, instances = _noun_net()
+    located = _below("location")
+    parents = _hypernyms()
+    level = [o for o in lemmas.get(name.lower().replace(" ", "_"), ()) if o in instances and o in located]
+    seen: set[str] = set(level)
+    while level:
+        level = [p for o in level for p in parents.get(o, ()) if p not in seen]
+        seen.update(level)
+    return frozenset(w.replace("_", " ") for o in seen - set(lemmas.get(name.lower().replace(" ", "_"), ())) for w in synsets[o][0])

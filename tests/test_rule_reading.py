@@ -397,6 +397,49 @@ def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there
     assert "Silence" not in final.content and "small room" not in final.content
 
 
+def test_asked_whether_anything_is_heard_where_there_is_only_silence_the_answer_is_no():
+    def world(gap):
+        return [
+            line("extract_scene_text", "ocr", 0, 52, "First reading: The Lighthouse"),
+            line("transcribe_speech", "speech", 40, 52, "And so the first reading of the evening ends."),
+            *gap,
+            line("extract_scene_text", "ocr", 59, 80, "Second reading: The Orchard"),
+            line("transcribe_speech", "speech", 60, 70, "The second reading begins with a storm."),
+        ]
+    hushed = world([heard(52.5, 58.5, "Silence", 0.99), heard(52.5, 58.5, "silence: 6.0 s of silence")])
+    question = "Is there any sound between the first reading and the second one?"
+    final = _converse(question, hushed, [_hit(0.0, 80.0, hushed[0], hushed[-2])])
+    assert final.content.startswith("No") and "silence" in final.content.lower(), final.content
+    rung = world([heard(53.0, 57.0, "Ship's bell", 0.97), heard(53.0, 57.0, "tone: steady tone near 220 Hz")])
+    final = _converse(question, rung, [_hit(0.0, 80.0, rung[0], rung[-2])])
+    assert final.content.startswith("Yes") and "bell" in final.content, final.content
+
+
+def test_a_sound_the_tagger_never_named_is_found_by_what_the_acoustics_heard():
+    from staragent.words import names_a_sound
+
+    assert names_a_sound("creaking") and names_a_sound("thunder") and names_a_sound("footsteps")
+    assert not names_a_sound("bell") and not names_a_sound("door")  # things that make sounds, not sounds
+    assert "audio" in analyse("When does the door creak?").wants and "audio" in analyse("When do we hear thunder?").wants
+    for done in ("When does she tick the Mirror box?", "When does the user click on Apply?", "When does he click Keep Changes?"):
+        assert "audio" not in analyse(done).wants, done  # what is done on screen, though its name is a sound's too
+    world = [
+        line("transcribe_speech", "speech", 0, 9, "Welcome to the old mill, where the wheel still turns."),
+        heard(10.0, 12.0, "Church bell", 0.95),
+        heard(10.0, 13.0, "tone: steady tone near 220 Hz"),
+        heard(30.0, 35.5, "sound: tonal sound near 500 Hz whose pitch keeps sliding (a squeak, creak, whine or siren, an animal's call, or music)"),
+        heard(31.0, 33.0, "Crying, sobbing", 0.82),
+        line("transcribe_speech", "speech", 40, 48, "Upstairs the miller kept his ledgers."),
+    ]
+    hits = [_hit(0.0, 50.0, *world)]
+    final = _converse("When does the door creak?", world, hits)
+    assert re.search(r"\b0:30\b", final.content) and "Crying" not in final.content, final.content
+    final = _converse("When does the bell ring?", world, hits)
+    assert re.search(r"\b0:10\b", final.content) and "bell" in final.content, final.content
+    final = _converse("When is there thunder?", world, hits)  # nothing heard is thunder, nor guessed to be
+    assert "not" in final.content and "0:30" not in final.content, final.content
+
+
 def test_a_general_word_in_the_question_finds_the_kind_the_video_names():
     world = [
         line("extract_scene_text", "ocr", 0, 40, "Evening lecture - Dana Whitlow, 2004"),
@@ -668,6 +711,8 @@ def test_end_credits_start_where_the_last_unbroken_run_of_text_begins_and_the_ex
     assert final.content.startswith("At 7:50"), final.content
     final = _converse("Who directed this film?", lines, [hit], boxes=boxes)
     assert "MIRA CASTELL" in final.content and "JONAS" not in final.content, final.content
+    final = _converse("When does the 'Thanks to everyone' section of the credits come up?", lines, [hit], boxes=boxes)
+    assert final.content.startswith("At 7:59"), final.content  # where the quoted heading is, not where the credits begin
 
 
 def test_an_overview_of_the_whole_video_says_how_its_file_is_named():
@@ -722,6 +767,8 @@ def test_a_sound_question_about_a_video_without_an_audio_track_is_answered_with_
     assert re.search(r"no audio|no sound", final.content, re.I) and "Music Library" not in final.content, final.content
     heard = _converse("What music plays during the tour?", world, [_hit(0.0, 30.0, world[0])])  # with sound, no such answer
     assert not re.search(r"no audio track", heard.content, re.I), heard.content
+    asked = _converse("Does the tour have any sound at all, like a narration or music?", world, [_hit(0.0, 30.0, world[0])], silent=True)
+    assert asked.content.startswith("No") and re.search(r"no audio|no sound", asked.content, re.I), asked.content
 
 
 def test_what_a_hint_on_screen_says_is_read_from_the_screen():
@@ -1365,9 +1412,14 @@ def test_a_follow_up_that_names_someone_searches_the_name_alone_though_a_pronoun
 
 
 @pytest.mark.parametrize("question", ["Walk me through the steps shown in the screencast.", "What's in the end credits, roughly?",
-                                      "What are the steps in this tutorial?"])
+                                      "What are the steps in this tutorial?", "Can you give me the plot of this short in a few sentences?",
+                                      "What is this cartoon about?", "Tell me what happens, in two or three sentences."])
 def test_more_ways_of_asking_for_an_overview(question):
     assert analyse(question).overview
+
+
+def test_a_plot_on_a_slide_is_no_overview():
+    assert not analyse("What does the plot on the third slide show?").overview
 
 
 @pytest.mark.parametrize("question, many", [("What options does the pop-up give?", True), ("Which buttons are greyed out?", True),
@@ -1437,3 +1489,64 @@ def test_when_a_named_credit_comes_up_in_the_credits_is_its_own_moment_not_the_c
     catering = next(e for e in lines if e.text == "CATERING")
     final = _converse("When does catering come up in the credits?", lines, [_hit(498.0, 515.0)], boxes=boxes)
     assert format_time(catering.start) in final.content, final.content
+
+
+def test_which_city_is_answered_by_a_city_not_by_the_country_written_beside_another_credit():
+    from staragent.words import place_kinds
+
+    assert "city" in place_kinds("Hamburg") and "country" in place_kinds("Germany") and "city" not in place_kinds("Germany")
+    lines, boxes = _screen(
+        (500.0, 507.0, "SOUND DESIGN", (0.3, 0.20, 0.7, 0.25)), (500.0, 507.0, "Ilse Varga", (0.3, 0.27, 0.7, 0.32)),
+        (500.0, 507.0, "at Tonwerk Studio, Germany", (0.3, 0.34, 0.7, 0.39)),
+        (501.0, 508.0, "COLOR GRADING", (0.3, 0.45, 0.7, 0.50)), (501.0, 508.0, "Pim Rademaker", (0.3, 0.52, 0.7, 0.57)),
+        (501.0, 508.0, "Nordfilm Hamburg", (0.3, 0.59, 0.7, 0.64)),
+    )
+    asked = "Who is credited with the color grading?"
+    first = _converse(asked, lines, [_hit(495.0, 510.0)], boxes=boxes)
+    assert "Rademaker" in first.content, first.content
+    final = _converse("Which city is that company in?", lines, [_hit(495.0, 510.0)], boxes=boxes, history=[HumanMessage(asked), first])
+    assert "Hamburg" in final.content and "Germany" not in final.content, final.content
+
+
+def test_a_clause_that_opens_the_question_sets_the_moment_a_length_is_asked_about():
+    q = analyse("After Okafor stops talking, how long is it quiet?")
+    assert q.relation == "after" and q.relation_to == "Okafor" and q.answer_type == "duration"
+    assert analyse("How long before it reverts?").relation is None  # a wait, not a moment of the video
+    world = [
+        line("extract_scene_text", "ocr", 0, 30, "Opening remarks - Dana Whitlow"),
+        line("transcribe_speech", "speech", 1, 20, "Good evening and welcome to the harbour lectures."),
+        heard(20.5, 23.0, "silence: 2.5 s of silence"),
+        line("extract_scene_text", "ocr", 30, 54, "Keynote - Ada Okafor"),
+        line("transcribe_speech", "speech", 31, 52, "Thank you. Tonight I will talk about tides and the people who read them."),
+        heard(52.5, 58.5, "silence: 6.0 s of silence"),
+        line("extract_scene_text", "ocr", 59, 90, "Closing words"),
+        line("transcribe_speech", "speech", 59, 80, "And so we close the evening."),
+    ]
+    final = _converse("After Okafor stops talking, how long is it quiet?", world, lambda query: [_hit(30.0, 58.5, world[3])]
+                      if "okafor" in query.lower() else [_hit(0.0, 90.0, *world)])
+    assert "6.0 s" in final.content and "2.5 s" not in final.content, final.content
+
+
+def test_which_of_two_things_comes_first_is_told_from_where_each_is_found():
+    world = [
+        line("extract_scene_text", "ocr", 0, 40, "The Lighthouse - a reading by Dana Whitlow"),
+        line("transcribe_speech", "speech", 2, 38, "The lamp was lit each evening at dusk."),
+        heard(41.0, 45.0, "Ship's bell", 0.96),
+        heard(60.0, 66.0, "sound: tonal sound near 500 Hz whose pitch keeps sliding (a squeak, creak, whine or siren, an animal's call, or music)"),
+        line("extract_scene_text", "ocr", 70, 110, "The Orchard - a reading by Ada Okafor"),
+        line("transcribe_speech", "speech", 72, 108, "The apple trees stood in rows along the wall."),
+    ]
+
+    def hits(query):
+        words = set(query.lower().split())
+        return [_hit(e.start, e.end, e) for e in world if words & set(re.findall(r"[a-z]+", e.text.lower())) or
+                ("creak" in query and "creak" in e.text)]
+
+    final = _converse("Which comes first, the Orchard reading or the Lighthouse reading?", world, hits)
+    assert final.content.index("Lighthouse") < final.content.index("Orchard"), final.content
+    final = _converse("Is the Orchard reading before or after the bell?", world, hits)
+    assert final.content.startswith("After"), final.content
+    final = _converse("Which sound comes first, the door creaking or the bell?", world, hits)
+    assert final.content.lower().index("bell") < final.content.lower().index("creak"), final.content
+    cited = [e["start"] for e in final.response_metadata["evidence"]]
+    assert 41.0 in cited and 60.0 in cited, cited

@@ -23,6 +23,7 @@ from .focus import (
     lines_read,
     named_by_kind,
     named_spans,
+    part_of,
     parts_shown,
     person_referred,
     ranges_read,
@@ -89,7 +90,8 @@ def excerpt(text: str, q: Question | None) -> str:
 
 def _sentence(group: list[Evidence], q: Question | None) -> str:
     e = group[0]
-    quoted = " · ".join(f"“{excerpt(x.text, q)}”" if x.modality in ("ocr", "speech") else x.text for x in group)
+    said = (f"“{excerpt(x.text, q)}”" if x.modality in ("ocr", "speech") else x.text for x in group)
+    quoted = " · ".join(dict.fromkeys(said))  # one sound read twice, over two ranges that clip it alike, is told once
     end = "" if quoted.rstrip("”").endswith((".", "!", "?", "…")) else "."
     return f"{WHERE.get(e.modality, 'Found')} at {format_range(e.start, e.end)}: {quoted}{end}"
 
@@ -529,7 +531,7 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         lead = turn.previous_evidence[0]
         moment = lead.start if q.moment_edge == "start" else lead.end
         return f"At {format_time(moment)}. " + " ".join(sentences([lead], turn.question)), [lead]
-    if q.credits and not q.focus_tokens - _CREDITS_WORDS and (run := _credits_run(turn, focus)):  # not "when does the composer's name come up in the credits?"
+    if q.credits and not q.focus_tokens - _CREDITS_WORDS and not q.quoted and (run := _credits_run(turn, focus)):  # not "when does the composer's name come up in the credits?"
         if q.moment_edge == "end":  # "when do the credits finish?": where the last of them leaves the screen
             last = max(run, key=lambda e: e.end)
             return f"At {format_time(last.end)}. " + " ".join(sentences([last], turn.question)), [last]
@@ -551,6 +553,31 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
             first = inside[0]
             return f"At {format_time(first.start)}. " + " ".join(sentences([first], turn.question)), [first]
     return None
+
+
+def _which_first(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """"Which comes first, the bell or the creak?", "is the speech before or after the poem?", "does
+    the bell ring before the reading?": both things found, put in order by where each begins, each
+    cited by the line that names it there."""
+    q = turn.question
+    found = [(name, span) for name in q.first_of or () if (span := part_of(turn, name)) is not None]
+    if len(found) < 2:
+        return None
+    cited = []
+    for name, (start, end) in found:
+        words = set(tokenize(name))
+        inside = [e for e in turn.evidence() if e.start < end and e.end > start]
+        naming = [e for e in inside if matched(words, set(tokenize(e.text)))]
+        cited += (naming or inside)[:1]
+    (a, span_a), (b, span_b) = found
+    first, then = ((a, span_a), (b, span_b)) if span_a[0] <= span_b[0] else ((b, span_b), (a, span_a))
+    told = f"{first[0][:1].upper()}{first[0][1:]} comes first, at {format_range(*first[1])}; {then[0]} follows, at {format_range(*then[1])}."
+    a_first = first[0] == a
+    if re.search(r"\bbefore or after\b|\bafter or before\b", q.text, re.I):
+        told = ("Before. " if a_first else "After. ") + told
+    elif q.wh == "yesno":
+        told = ("Yes. " if a_first else "No. ") + told
+    return told, cited
 
 
 def _role_of(turn: Turn) -> tuple[str, list[Evidence]] | None:
@@ -636,14 +663,16 @@ def _nothing_said(turn: Turn) -> str | None:
 
 def _nothing_heard(turn: Turn) -> str | None:
     """For a question about sounds: that the video has no audio track, when the sound tool said so,
-    rather than some text that shares a word with the question."""
+    rather than some text that shares a word with the question. Speech asked for with the sounds
+    ("any sound at all, like narration or music?") is no more there than they are."""
     q = turn.question
-    if "audio" not in q.wants or q.wants & {"speech", "ocr"}:
+    if "audio" not in q.wants or "ocr" in q.wants:
         return None
     listened = [s.result for s in turn.called(AUDIO) if s.result]
     if not listened or any(r.get("audio_track", True) for r in listened):
         return None
-    return "Nothing can be heard: the video has no audio track, so it has no sound, music or speech to report."
+    answer = "Nothing can be heard: the video has no audio track, so it has no sound, music or speech to report."
+    return f"No. {answer}" if q.wh == "yesno" else answer
 
 
 def _named_before(turn: Turn, line: Evidence) -> Evidence | None:
@@ -836,6 +865,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return edge
     if q.quoted and q.relation and (continued := _after_quote(turn)):
         return continued
+    if q.first_of and (ordered := _which_first(turn)):
+        return ordered
     if focus and (length := _part_length(turn, focus)):
         return length
     if q.role_of and (roles := _role_of(turn)):
@@ -883,7 +914,9 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     if q.moment is not None and not q.subject and cited and not any(e.start <= q.moment < e.end for e in cited):
         parts.append(f"Nothing of that kind at {format_time(q.moment)} itself; the nearest:")
     if q.wh == "yesno" and cited and not calc:
-        parts.append("Yes.")
+        # "is there any sound between X and Y?" answered by the silence found there is a no
+        hushed = "audio" in q.wants and not q.names_silence and all(e.modality == "audio" and sound_kind(e) == "silence" for e in cited)
+        parts.append("No, only silence." if hushed else "Yes.")
     if lasting := _sound_length(turn, cited):
         parts.append(lasting)
     parts.extend(sentences(cited, turn.question))

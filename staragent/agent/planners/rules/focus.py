@@ -157,6 +157,9 @@ def naming_hits(hits: list[dict], query: str) -> tuple[list[dict], set[str]]:
     if not named and (kinds := _kinds(query)):
         named = [h for h in hits if any(set(tokenize(heard_words(m))) & kinds for m in h.get("evidence") or [])]
         tokens = kinds
+    if not named:  # "the door creaking", named by no line: where the acoustics guessed a creak
+        named = [h for h in hits if any(m.get("modality") == "audio" and matched(tokens, set(tokenize(m.get("text", ""))))
+                                        for m in h.get("evidence") or [])]
     return named, tokens
 
 

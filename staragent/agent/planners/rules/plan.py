@@ -41,7 +41,7 @@ from .focus import (
     whole_read,
 )
 from .intents import intent_calls
-from .question import NOT_HEARD, SOUND_TOKENS, Question
+from .question import NOT_HEARD, SOUND_TOKENS, Question, named_sounds
 
 SEARCH_K = 5
 PART_K = 5
@@ -50,12 +50,12 @@ HITS_READ = 3
 
 def part_queries(q: Question) -> list[str]:
     """The searches that find the parts of the video the question names."""
-    found = [q.scope, q.relation_to, *(q.between or ()), *q.quoted]
+    found = [q.scope, q.relation_to, *(q.between or ()), *(q.first_of or ()), *q.quoted]
     return list(dict.fromkeys(p for p in found if p))
 
 
 def _names_a_sound(q: Question, part: str) -> bool:
-    return "audio" in q.wants and bool(set(tokenize(part)) & SOUND_TOKENS)
+    return "audio" in q.wants and bool(set(tokenize(part)) & SOUND_TOKENS or named_sounds(part))
 
 
 def main_query(turn: Turn) -> str:
@@ -114,7 +114,10 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
             # a name, a place, a date or an address is said or written, never heard in a sound; nor is
             # "which fund ..." answered by one, unless the question is about sounds ("which instrument plays?")
             named = q.answer_type in NOT_HEARD or (q.answer_type == "entity" and "audio" not in q.wants)
-            written = {"modalities": ["ocr", "speech"]} if named else {}
+            # a question about a sound it names ("how long does the door creak?") is answered by what is
+            # heard: speech and text rank every span for any words, and would push the sound out
+            heard_only = q.wants == {"audio"} and bool(named_sounds(q.text)) and not part_queries(q) and not q.names_silence
+            written = {"modalities": ["ocr", "speech"]} if named else {"modalities": ["audio"]} if heard_only else {}
             calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K, **written))
             if own := own_query(turn):
                 calls.append(call(SEARCH, query=own, k=PART_K, **written))

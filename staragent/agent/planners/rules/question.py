@@ -24,7 +24,7 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, is_noun
+from ....words import NUMBER_WORDS, is_noun, names_a_sound as _names_a_sound_word
 from .layout import POPUP_TOKENS
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
@@ -76,9 +76,29 @@ FILLER_WORDS = {"famous", "memorable", "iconic", "celebrated", "video", "clip", 
                 "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
                 "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
-SOUND_TOKENS = frozenset(tokenize(" ".join(AUDIO_WORDS - {"hear", "heard", "audio", "plays", "played", "playing", "pause", "silent", "quiet", "loud",
-                                                           "sound", "sounds", "noise", "noises", "tone", "tones"})))
+_HEARING_WORDS = {"hear", "heard", "audio", "plays", "played", "playing", "pause", "silent", "quiet", "loud", "sound", "sounds", "noise", "noises",
+                  "tone", "tones"}
+"""the words that say something is heard without naming what"""
+SOUND_TOKENS = frozenset(tokenize(" ".join(AUDIO_WORDS - _HEARING_WORDS)))
 """the words that name a sound ("bell", "applause"), not only that something is heard"""
+_DONE_TO = re.compile(r"\s+(?:(?:the|a|an|this|that|these|those|its|his|her|their|my|your|on|onto|into|at|through)\b|[A-Z'\"‘“])")
+"""after a sound's name, what makes it something done to a thing ("tick the box", "click on Apply",
+"click Keep Changes")"""
+
+
+def sound_words(text: str) -> set[str]:
+    """The words of ``text`` that name something heard, lower case: the listed ones ("beep",
+    "music"), and any WordNet knows first as a sound ("creaking", "thunder", "footsteps") unless it is
+    done to something ("tick the box", "click on Apply": what a screencast shows)."""
+    listed = set(re.findall(r"[a-z]+", text.lower())) & AUDIO_WORDS
+    found = {word for m in re.finditer(r"\b([A-Za-z]+)\b", text) if (word := m[1].lower()) not in SPEECH_WORDS and word not in listed
+             and not _DONE_TO.match(text, m.end()) and _names_a_sound_word(word)}
+    return listed | found
+
+
+def named_sounds(text: str) -> set[str]:
+    """The words of ``text`` that name what is heard ("bell", "creaking"), not only that something is."""
+    return sound_words(text) - _HEARING_WORDS
 # The nouns that name a part of a video: "the Lowry reading", "the second song", "the Okafor clip".
 PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "clip", "excerpt", "passage", "poem", "speech", "talk",
               "lecture", "chapter", "scene", "interview", "song", "story", "sonnet", "address", "piece", "presentation",
@@ -179,6 +199,15 @@ _PART_ABOUT = re.compile(r"\bwhat(?:'s| is| was) (?:the |this |that )?[\w' -]{1,
 _VOICE_SAYS = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+(?:does|did|do|will)\s+(?:the (?:presenter|narrator|speaker|host|voice|commentator|reader|announcer)|he|she|they)\s+"
                          r"(?:say|mention|talk|explain|describe)\b")
 _BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?(?P<a>[^?,]+?)\s+and\s+(?:the\s+)?(?P<b>[^?,]+?)(?:\?|,|$)", re.I)
+_WHICH_FIRST = (
+    re.compile(r"\b(?:which|what)\b[^,?]{0,30}?\b(?:first|earlier|sooner)\b[,:]?\s*(?P<a>[^?]+?)\s+or\s+(?P<b>[^?]+?)\s*\??$", re.I),
+    re.compile(r"^\s*(?:is|are|was|were)\s+(?P<a>[^?]+?)\s+(?:before or after|after or before)\s+(?P<b>[^?]+?)\s*\??$", re.I),
+    re.compile(r"^\s*(?:does|do|did)\s+(?P<a>[^?]+?)\s+(?:come|happen|play|appear|start|begin|ring|sound|occur|run)\s+"
+               r"(?:before or after|after or before|before|earlier than)\s+(?P<b>[^?]+?)\s*\??$", re.I),
+)
+"""two things whose order is asked ("which comes first, A or B?", "is A before or after B?", "does A come before B?")"""
+_OPENING_RELATION = re.compile(r"^\s*(?:right\s+|just\s+)?(after|before)\s+([^,?]+),", re.I)
+"""a clause that opens a question with the moment it is about: "After the host stops talking, ..." """
 _RELATIVE = re.compile(
     r"\b(?:right\s+|just\s+|immediately\s+|shortly\s+)?(?P<rel>after|before|following|preceding)\s+(?P<what>(?:the\s+)?[^?,]+?)(?:\?|,|$)", re.I
 )
@@ -199,14 +228,16 @@ _START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|op
                           r"show up|shows up|first|switched|turned|pop up|pops up|play|plays|kick off|kicks off)\b", re.I)
 _END_VERBS = re.compile(r"\b(?:end|ends|ended|finish|finishes|finished|stop|stops|stopped|close|closes|closed|disappear|disappears)\b", re.I)
 _OVERVIEW = re.compile(
-    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
+    r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|cartoon|animation|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
     r"\bwhat (?:is|does) (?:this|the) (?:video|clip|film|movie|recording) (?:about|show|demonstrate|explain|teach|cover)\b|"
     r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
     r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b|"
     r"\bwhat (?:does|did) (?:the|this) (?:user|person|presenter|speaker|host) (?:do|show|demonstrate)\b.*\b(?:video|clip|screencast|recording|tutorial)\b|"
     r"\bdescribe\b.*\b(?:video|clip|screencast|recording|tutorial|film)\b|"
     r"\bwalk (?:me|us) through\b|\bstep[- ]by[- ]step\b|\bwhat (?:are )?the steps\b|"
-    r"\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:\w+ ){0,2}(?:video|clip|screencast|recording|tutorial|film|movie|credits|part|section|reading)\b",
+    r"\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:\w+ ){0,2}(?:video|clip|screencast|recording|tutorial|film|movie|credits|part|section|reading)\b|"
+    r"\b(?:plot|storyline) (?:of|in) (?:this|the) (?:\w+ )?(?:video|clip|film|movie|cartoon|animation|short|episode)\b|"
+    r"\bwhat(?:'s| is) the (?:plot|storyline)\b|\bin (?:a )?(?:few|couple of|one|two|three|four|five)(?: or (?:two|three|four|five))? (?:sentences|lines)\b",
     re.I,
 )
 _COUNT_NAMES = re.compile(r"\bhow many (?:people|persons|names|members|artists|speakers|contributors|credits)\b.*\b(?:named|listed|credited)\b|\bhow many names\b", re.I)
@@ -284,6 +315,7 @@ class Question:
     relation_to: str | None = None  # what the relation is relative to ("the Lowry passage ends")
     relation_said: bool = False  # ... named as something said ("after she talks about X"): its edge is in the speech
     between: tuple[str, str] | None = None
+    first_of: tuple[str, str] | None = None  # "which comes first, the bell or the creak?": the two things to put in order
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
     moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
     refers_back: bool = False  # a pronoun points at the previous turn ("when does it start?")
@@ -323,7 +355,7 @@ class Question:
     def names_a_sound(self) -> bool:
         """It asks about a sound, not about silence ("what sound", "which noise")."""
         words = set(re.findall(r"[a-z]+", self.text.lower()))
-        return bool(words & (AUDIO_WORDS - {"hear", "heard", "audio", "loud"} - SILENCE_WORDS)) and not words & SILENCE_WORDS
+        return bool(sound_words(self.text) - {"hear", "heard", "audio", "loud"} - SILENCE_WORDS) and not words & SILENCE_WORDS
 
     @property
     def names_silence(self) -> bool:
@@ -692,7 +724,6 @@ _SPOKEN_DIALOGUE = re.compile(r"\bdialog(?:ue)?s?\b(?!\s+(?:box|window))(?=.*\b(
 """the dialogue of a film, what its characters say ("what language is the dialogue in?"), not a window on screen"""
 _ITS_LENGTH = re.compile(r"\bhow long (?:is it|does it last|does it run)\s*\??$", re.I)
 """the length of "it": the video's, unless an earlier question named something in it"""
-_SUMMARY = re.compile(r"\bsummari[sz]e\b|\bsummary\b|\bgist\b|\bin (?:a )?(?:few|two|three) sentences\b|\brecap\b|\brundown\b|\boverview\b|\bsum up\b", re.I)
 
 
 def _target_language(text: str) -> str | None:
@@ -754,11 +785,13 @@ def find_intent(text: str) -> Intent | None:
 def _scope(text: str, quoted: list[str]) -> str | None:
     """The named part of the video the question looks in, if any."""
     bare = text
-    for q in quoted:
-        bare = bare.replace(q, " ")
+    for i, q in enumerate(quoted):  # quoted words are no grammar, but may name the part ("the 'Thanks' section")
+        bare = bare.replace(q, f" QUOTED{i} ")
     for pattern in _SCOPE_PATTERNS:
         for m in pattern.finditer(bare):
-            scope = _strip(m["scope"])
+            scope = re.sub(r"QUOTED(\d+)", lambda n: quoted[int(n[1])], _strip(m["scope"]))
+            scope = re.sub(r"[\"'‘’“”]\s*|\s*[\"'‘’“”]", " ", f" {scope} ").strip() if quoted else scope
+            scope = re.sub(r"\s+", " ", scope)
             scope = re.sub(r"^(?:the|this|that)\s+", "", scope, flags=re.I)
             # "the Arctic Council in this clip": the part is what follows "in this", the words before it the topic
             scope = re.sub(r"^.*?\b(?:in|from|during|within)\s+(?:the|this|that)\s+", "", scope, flags=re.I)
@@ -791,7 +824,11 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     # "who looked after the finances": a verb, not a moment after them
     text, lower = (_LOOK_AFTER.sub("minded", t) for t in (text, lower))
     if operation == "discount" or re.search(r"\bhow (?:long|much time|many (?:seconds|minutes))\b", lower):
-        return None, None, None, False  # "after the discount", "how long before it reverts": no moment of the video
+        # "after the discount", "how long before it reverts": no moment of the video; but a clause that
+        # opens the question sets one ("After the host stops talking, how long is it quiet?")
+        if not (m := _OPENING_RELATION.match(text)):
+            return None, None, None, False
+        text = f"{m[1]} {m[2]}?"
     if m := _BETWEEN.search(text):
         a, b = _strip(m["a"]), _strip(m["b"])
         if not re.match(r"^\d", a):  # "between 1:00 and 1:30" is a clock range, read elsewhere
@@ -801,7 +838,8 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
-        what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)$", "", _strip(m["what"]), flags=re.I)
+        what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
+                      r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(m["what"]), flags=re.I)
         said = False
         if spoken := _SAID_PART.match(what):  # "the speaker finishes talking about X": X, where it is said
             what, said = _strip(spoken["what"]), True
@@ -854,7 +892,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if (words & OCR_WORDS - ({"dialog", "dialogue"} if spoken_dialogue else set()) or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
     credited = bool(words & {"credit", "credits", "credited"})  # "the music credit": a role written on screen, not a sound
-    if words & AUDIO_WORDS and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and not credited:
+    if sound_words(bare) and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and not credited:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
@@ -865,6 +903,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         intent = None  # "which speech is in it?" then "how long does it last?": the speech, not the video
     time_range, moment = _video_time(text)
     relation, relation_to, between, relation_said = _relation(bare, bare_lower, operation, quoted)
+    first_of = next(((_strip(m["a"]), _strip(m["b"])) for pattern in _WHICH_FIRST if (m := pattern.search(bare))), None)
+    if first_of:
+        relation = relation_to = between = None  # "is the speech before or after the poem?": both are found, then put in order
     if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
         relation_to = next((q for q in quoted if text[m.end() - 1 :].lstrip("'\"“‘").startswith(q)), relation_to)
     question = Question(
@@ -883,10 +924,11 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         relation_to=relation_to,
         relation_said=relation_said,
         between=between,
+        first_of=first_of,
     )
     question.owner = _owner(text, question.operands)
     question.asked_for = _asked_for(bare_lower)
-    question.scope = _scope(text, quoted) if time_range is None else None
+    question.scope = _scope(text, quoted) if time_range is None and not first_of else None
     if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:
         question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):

@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
-from ....words import EQUIVALENT_WORDS, NUMBER_WORDS, SCALE_WORDS, common_words, names_a_person, place_names
+from ....words import EQUIVALENT_WORDS, NUMBER_WORDS, SCALE_WORDS, common_words, names_a_person, names_a_sound, place_kinds, place_names
 from .layout import (
     CHROME,
     POPUP_TOKENS,
@@ -31,7 +31,7 @@ from .layout import (
     superseded,
     under,
 )
-from .question import URL_WORDS, VOICE_TOKENS, Question, function_words
+from .question import SOUND_TOKENS, URL_WORDS, VOICE_TOKENS, Question, function_words
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
@@ -107,12 +107,18 @@ def _only_a_person(text: str) -> bool:
     return len(names) == 1 and names[0].strip().lower() == text.strip(" .,:;·").lower() and not organisation_name(text)
 
 
-def names_place(text: str) -> bool:
-    """Whether ``text`` names a place known by name ("Lisbon, Portugal", "Studio Nord, Hamburg")."""
+def places_named(text: str) -> list[str]:
+    """The places known by name that ``text`` names ("Lisbon, Portugal": lisbon, portugal; "Studio
+    Nord, Hamburg": hamburg), lower case."""
     words = re.findall(r"[A-Za-z][A-Za-z.'-]*", text)
     places = place_names()
-    return any(" ".join(words[i:i + n]).lower().rstrip(".") in places
-               for n in (1, 2, 3) for i in range(len(words) - n + 1) if words[i][0].isupper())
+    return [name for n in (1, 2, 3) for i in range(len(words) - n + 1)
+            if words[i][0].isupper() and (name := " ".join(words[i:i + n]).lower().rstrip(".")) in places]
+
+
+def names_place(text: str, kind: str | None = None) -> bool:
+    """Whether ``text`` names a place known by name, of ``kind`` when given ("city": Hamburg, not Germany)."""
+    return any(kind is None or kind in place_kinds(name) for name in places_named(text))
 
 
 def lone_name(text: str) -> bool:
@@ -303,9 +309,10 @@ class Scored:
 
 
 def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str],
-               implied: frozenset[str] = frozenset()) -> tuple[float, float]:
+               implied: frozenset[str] = frozenset(), unheard: frozenset[str] = frozenset()) -> tuple[float, float]:
     """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it,
-    ``implied`` the words the line stands for without holding them (see ``implied_words``)."""
+    ``implied`` the words the line stands for without holding them (see ``implied_words``),
+    ``unheard`` the question's words no line holds, which an acoustic guess at a sound may stand for."""
     toks = set(tokenize(heard_words(e))) | implied
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
@@ -341,9 +348,13 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     if share == 0 and around >= 0.5:
         share = 0.3 * around  # the figure under a matching title: eligible, though it names nothing asked
     if e.modality == "audio" and "audio" in q.wants:
-        share = max(share, 0.5)
+        # any sound may answer "what is heard?"; one the question names and no line holds ("when does
+        # the door creak?") is answered only by a guess that names it (below), not by the tagger's other
+        # labels ("Crying"): that guess, or nothing
+        other_sound = any(w in SOUND_TOKENS or names_a_sound(w) for w in unheard)
+        share = share if other_sound else max(share, 0.5)
         kind = sound_kind(e)
-        score += 0.5 + (NAMED_SOUND * (1.0 + e.score) if named_sound(e) else SALIENT_SOUNDS.get(kind, 0.0))
+        score += 0.5 + (NAMED_SOUND * (1.0 + e.score) if named_sound(e) and not other_sound else SALIENT_SOUNDS.get(kind, 0.0))
         if kind == "silence":  # a pause between sentences is not "the silence after"
             score += 0.06 * min(e.end - e.start, 6.0)
             if q.names_a_sound:  # "what sound ...": silence is no sound
@@ -354,6 +365,11 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
                 score += 0.4 + (0.3 if _LONG.search(q.text) else 0.1) * seconds  # "a long silence": its length decides
         elif "tonal" in e.text:
             score += 0.1  # a chime or a bell says more than an unnamed sound
+        if unheard and (guess := _GUESS.search(e.text)):
+            # "how long does the creaking door sound?" when no line names a creak: the acoustics' guess
+            # at a sound's source counts as a line holding the words would
+            guessed = len(matched(set(unheard), set(tokenize(guess[0])))) / len(wanted)  # words on no line weigh nothing: count them
+            score, share = score + guessed, max(share, guessed)
         if q.moment is not None:  # "around 0:50": the nearer, the likelier
             score += 0.3 * max(0.0, 1.0 - min(abs(e.start - q.moment), abs(e.end - q.moment)) / 10.0)
     return score, share
@@ -483,6 +499,7 @@ def rank(
     tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
+    unheard = frozenset(wanted - matched(wanted, set().union(*tokens.values()))) if "audio" in q.wants else frozenset()
     names = names_in_question(q, wanted)
     sounds = [e.start for e in evidence if e.modality == "audio"]
     first, last = (min(sounds), max(sounds)) if sounds else (0.0, 0.0)
@@ -497,10 +514,13 @@ def rank(
     span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
     placed = {e.key(): names_place(beyond_question(e.text, q)) for e in evidence} if q.answer_type == "place" else {}
     known_places = any(placed.values())
+    # the kind of place asked for, when some line names one of that kind ("which city": Amsterdam, not Germany)
+    kind_asked = q.asked_for.lower() if known_places and q.asked_for and any(
+        names_place(beyond_question(e.text, q), q.asked_for.lower()) for e in evidence) else None
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
-        score, share = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()])
+        score, share = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()], unheard)
         if names:
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
@@ -554,10 +574,13 @@ def rank(
         if q.asked_for in ORGANISATIONS and e.modality == "ocr":
             # "which company ...": a firm's name answers it, a person's name in the credits does not
             score += 0.3 if organisation_name(e.text) else -0.3 if _only_a_person(e.text) else 0.0
-        elif q.asked_for and q.answer_type != "person" and e.modality == "ocr" and names_a_person(q.asked_for) is False and _only_a_person(e.text):
+        elif q.asked_for and q.answer_type != "person" and e.modality == "ocr" and names_a_person(q.asked_for) is False and _only_a_person(e.text) \
+                and not placed.get(e.key()):  # "Filmmore Amsterdam" asked "which city?" reads as a name, but holds a place
             score -= 0.6  # "what software ...": a person's name under a heading that holds the word is no software
         if known_places:  # "in which city ...": a place known by name beyond those the question names, not any capitalised word
             score += 0.3 if placed[e.key()] else -TYPE_BONUS if has_type(beyond_question(e.text, q), "place") else 0.0
+            if placed[e.key()] and kind_asked and not names_place(beyond_question(e.text, q), kind_asked):
+                score -= 0.4  # "which city ...": "Germany" is a place, but no city
         if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
             score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
