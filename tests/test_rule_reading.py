@@ -397,6 +397,10 @@ def test_a_sound_the_tagger_named_is_told_with_what_the_acoustics_measured_there
     assert "Silence" not in final.content and "small room" not in final.content
 
 
+SLIDING = "sound: tonal sound near 500 Hz whose pitch keeps sliding (a squeak, creak, whine or siren, an animal's call, or music)"
+"""what the acoustics say of a creak the tagger did not name"""
+
+
 def test_asked_whether_anything_is_heard_where_there_is_only_silence_the_answer_is_no():
     def world(gap):
         return [
@@ -421,13 +425,14 @@ def test_a_sound_the_tagger_never_named_is_found_by_what_the_acoustics_heard():
     assert names_a_sound("creaking") and names_a_sound("thunder") and names_a_sound("footsteps")
     assert not names_a_sound("bell") and not names_a_sound("door")  # things that make sounds, not sounds
     assert "audio" in analyse("When does the door creak?").wants and "audio" in analyse("When do we hear thunder?").wants
-    for done in ("When does she tick the Mirror box?", "When does the user click on Apply?", "When does he click Keep Changes?"):
+    for done in ("When does she tick the Mirror box?", "When does the user click on Apply?", "When does he click Keep Changes?",
+                 "What does the user click next?"):
         assert "audio" not in analyse(done).wants, done  # what is done on screen, though its name is a sound's too
     world = [
         line("transcribe_speech", "speech", 0, 9, "Welcome to the old mill, where the wheel still turns."),
         heard(10.0, 12.0, "Church bell", 0.95),
         heard(10.0, 13.0, "tone: steady tone near 220 Hz"),
-        heard(30.0, 35.5, "sound: tonal sound near 500 Hz whose pitch keeps sliding (a squeak, creak, whine or siren, an animal's call, or music)"),
+        heard(30.0, 35.5, SLIDING),
         heard(31.0, 33.0, "Crying, sobbing", 0.82),
         line("transcribe_speech", "speech", 40, 48, "Upstairs the miller kept his ledgers."),
     ]
@@ -1482,6 +1487,7 @@ def test_what_else_he_is_credited_with_is_his_name_under_another_heading():
     final = _converse("What else is he credited with?", lines, [_hit(498.0, 515.0, cited)], boxes=boxes,
                       history=[HumanMessage("Who did the music?"), answer])
     assert "SOUND MIXING" in final.content and "“MUSIC”" not in final.content, final.content
+    assert analyse("Does he show up anywhere else in the credits?").role_of  # the same question, asked yes or no
 
 
 def test_when_a_named_credit_comes_up_in_the_credits_is_its_own_moment_not_the_credits_start():
@@ -1532,7 +1538,7 @@ def test_which_of_two_things_comes_first_is_told_from_where_each_is_found():
         line("extract_scene_text", "ocr", 0, 40, "The Lighthouse - a reading by Dana Whitlow"),
         line("transcribe_speech", "speech", 2, 38, "The lamp was lit each evening at dusk."),
         heard(41.0, 45.0, "Ship's bell", 0.96),
-        heard(60.0, 66.0, "sound: tonal sound near 500 Hz whose pitch keeps sliding (a squeak, creak, whine or siren, an animal's call, or music)"),
+        heard(60.0, 66.0, SLIDING),
         line("extract_scene_text", "ocr", 70, 110, "The Orchard - a reading by Ada Okafor"),
         line("transcribe_speech", "speech", 72, 108, "The apple trees stood in rows along the wall."),
     ]
@@ -1550,3 +1556,114 @@ def test_which_of_two_things_comes_first_is_told_from_where_each_is_found():
     assert final.content.lower().index("bell") < final.content.lower().index("creak"), final.content
     cited = [e["start"] for e in final.response_metadata["evidence"]]
     assert 41.0 in cited and 60.0 in cited, cited
+
+
+def test_a_sound_just_before_a_part_is_the_one_next_to_it_over_a_surer_label_further_off():
+    q = analyse("There's a sound effect just before Okafor starts talking. What is it?")
+    assert q.relation == "before" and q.relation_to == "Okafor" and q.relation_close
+    assert not analyse("What sound comes before Okafor's talk?").relation_close
+    world = [
+        line("extract_scene_text", "ocr", 0, 40, "The Lighthouse - Dana Whitlow"),
+        line("transcribe_speech", "speech", 2, 36, "The lamp was lit each evening at dusk."),
+        heard(38.0, 39.5, "Insect", 0.98),
+        heard(46.0, 50.5, SLIDING),
+        line("extract_scene_text", "ocr", 51, 90, "Keynote - Ada Okafor"),
+        line("transcribe_speech", "speech", 52, 88, "Thank you all for coming tonight."),
+    ]
+    final = _converse(q.text, world, lambda query: [_hit(51.0, 90.0, world[4])] if "okafor" in query.lower() else [_hit(0.0, 90.0, *world)])
+    assert "creak" in final.content and "Insect" not in final.content, final.content
+
+
+def test_every_sound_of_the_video_is_told_once_when_all_of_them_are_asked_for():
+    world = [
+        line("transcribe_speech", "speech", 1, 30, "The lamp was lit each evening at dusk."),
+        heard(12.0, 12.5, "sound: tonal sound near 300 Hz, changing in loudness (a chime, bell or music)"),
+        heard(20.0, 21.0, "Animal", 0.3),
+        heard(31.0, 34.0, "Ship's bell", 0.95), heard(31.0, 35.0, "tone: steady tone near 220 Hz"),
+        line("transcribe_speech", "speech", 36, 60, "The keeper climbed the stair and wound the clock."),
+        heard(61.0, 66.0, SLIDING),
+        heard(62.0, 64.0, "Crying, sobbing", 0.8),
+        heard(80.0, 83.0, "Ship's bell", 0.9),
+    ]
+    for question in ("Apart from the voices, what sounds can you hear in this video?", "What sounds are there besides speech?"):
+        final = _converse(question, world, [_hit(0.0, 90.0, world[0])])
+        told = final.content
+        assert told.count("Ship's bell") == 1 and "1 more time" in told and "creak" in told, told
+        assert "Animal" not in told and "300 Hz" not in told, told  # an unsure label, a fragment: not sounds of the video
+        assert told.index("Ship's bell") < told.index("creak"), told  # in the order heard
+
+
+def test_the_title_card_of_a_work_the_question_names_is_that_works_card_not_the_videos_opening():
+    assert analyse("What does the title card say?").video_title
+    assert not analyse("How much of Harbour Lights gets read - what does the title card say?").video_title
+    world = [
+        line("extract_scene_text", "ocr", 0, 40, "The Lighthouse - Dana Whitlow"), line("extract_scene_text", "ocr", 0, 40, "First printed 1902"),
+        line("transcribe_speech", "speech", 2, 38, "The lamp was lit each evening at dusk."),
+        line("extract_scene_text", "ocr", 41, 90, "Harbour Lights - Ada Okafor"), line("extract_scene_text", "ocr", 41, 90, "Chapter 3, abridged"),
+        line("transcribe_speech", "speech", 42, 88, "The boats came in one by one as the fog lifted."),
+    ]
+
+    def hits(query):
+        words = set(re.findall(r"[a-z]+", query.lower()))
+        return [_hit(e.start, e.end, e) for e in world if words & set(re.findall(r"[a-z]+", e.text.lower()))] or [_hit(0.0, 90.0, world[0])]
+
+    final = _converse("How much of Harbour Lights gets read - what does the title card say?", world, hits)
+    assert "Chapter 3" in final.content and "1902" not in final.content, final.content
+
+
+def test_when_a_work_was_published_or_a_speech_given_is_a_date_not_a_moment_of_the_video():
+    for question in ("When was The Lighthouse published, according to the title card?", "When was the speech given?"):
+        q = analyse(question)
+        assert q.answer_type == "date" and not q.asks_moment, question
+    assert analyse("When does the Lighthouse reading start?").asks_moment
+    world = [line("extract_scene_text", "ocr", 40, 90, "The Lighthouse - Dana Whitlow"), line("extract_scene_text", "ocr", 40, 90, "First printed 1902"),
+             line("transcribe_speech", "speech", 42, 88, "The lamp was lit each evening at dusk.")]
+    final = _converse("When was The Lighthouse published, according to the title card?", world, [_hit(40.0, 90.0, world[0])])
+    assert "1902" in final.content and not final.content.startswith("At 0:40"), final.content
+
+
+def test_a_sound_asked_about_at_a_moment_is_the_one_heard_then_whatever_else_the_question_describes():
+    q = analyse("what's that sound at about 0:58, when the screen is blank?")
+    assert q.moment == 58.0 and analyse("Which train leaves at 10:45?").moment is None  # a clock time is no moment of the video
+    world = [
+        line("transcribe_speech", "speech", 1, 54, "And so the keeper slept."),
+        heard(56.2, 58.1, "Ship's bell", 0.99), heard(56.0, 60.0, "tone: steady tone near 140 Hz"),
+        heard(62.4, 63.4, "Inside, small room", 0.32), heard(62.5, 63.0, "sound"),
+        line("transcribe_speech", "speech", 64, 90, "Morning came over the harbour."),
+    ]
+    final = _converse(q.text, world, [_hit(61.5, 64.0, world[3], world[4]), _hit(0.0, 90.0, world[0])])
+    assert "bell" in final.content and "small room" not in final.content, final.content
+
+
+def test_the_day_a_clock_shows_is_named_in_full():
+    world = [line("extract_scene_text", "ocr", 0, 37, "Activities"), line("extract_scene_text", "ocr", 0, 37, "Wed18:38"),
+             line("extract_scene_text", "ocr", 2, 9, "Sunrise Settings"), line("extract_scene_text", "ocr", 2, 9, "Desktop Sharing")]
+    final = _converse("Which day of the week is it on the desktop's clock?", world, [_hit(0.0, 37.0, world[1])])
+    assert final.content.startswith("Wednesday") and "Sunday" not in final.content, final.content
+
+
+def test_how_long_a_title_stays_on_screen_is_the_time_its_line_is_shown():
+    q = analyse("how long does the harbour lights trailer title stay on screen?", video_name="harbour_lights_trailer-final.mp4")
+    assert q.video_title and q.answer_type == "duration" and "harbour" not in q.keywords  # the video's name, typed in lower case
+    assert analyse("How long is the film's title shown?").intent is None  # not the film's own length
+    lines, boxes = _screen(
+        (3.0, 9.0, "A HARBOUR FILM COLLECTIVE PRODUCTION", (0.2, 0.45, 0.8, 0.5)),
+        (24.0, 29.0, "HARBOUR LIGHTS", (0.1, 0.35, 0.9, 0.6)),
+        (480.0, 486.0, "HARBOUR LIGHTS WAS MADE IN 2019", (0.2, 0.45, 0.8, 0.5)),
+    )
+    final = _converse("How long is the film's title shown?", lines, [_hit(0.0, 40.0, lines[1])], boxes=boxes)
+    assert re.search(r"\b5 s\b", final.content) and "0:24" in final.content, final.content
+
+
+def test_what_is_listed_in_it_is_read_under_the_heading_the_last_answer_stood_under():
+    lines, boxes = _screen(
+        (505.0, 512.0, "SOUND DESIGN", (0.3, 0.20, 0.7, 0.25)), (505.0, 512.0, "Ilse Varga", (0.3, 0.27, 0.7, 0.32)),
+        (505.5, 512.5, "www.tonwerk-studio.com", (0.3, 0.34, 0.7, 0.39)),
+        (509.0, 516.0, "SPECIAL THANKS TO", (0.3, 0.45, 0.7, 0.50)), (509.0, 516.0, "Kent Dale", (0.3, 0.52, 0.7, 0.57)),
+        (510.0, 517.0, "www.harbourforum.org", (0.3, 0.59, 0.7, 0.64)),
+    )
+    asked = "Is there a special thanks section in the credits?"
+    first = _converse(asked, lines, [_hit(495.0, 520.0, lines[3])], boxes=boxes)
+    assert first.content.startswith("Yes"), first.content
+    final = _converse("any websites listed in it?", lines, [_hit(495.0, 520.0)], boxes=boxes, history=[HumanMessage(asked), first])
+    assert "harbourforum" in final.content and "tonwerk" not in final.content, final.content

@@ -22,6 +22,7 @@ from .focus import (
     contiguous,
     lines_read,
     named_by_kind,
+    listens_to_all,
     named_spans,
     part_of,
     parts_shown,
@@ -32,7 +33,7 @@ from .focus import (
 )
 from .intents import intent_answer
 from .layout import boxes_of, popped_up
-from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, VOICE_TOKENS, Question
+from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, VOICE_TOKENS, Question, named_sounds
 from .ranking import (
     MONTH_DAY,
     NAME_CARRIES_S,
@@ -126,7 +127,7 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
     context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
-               "duration": turn.duration}
+               "duration": turn.duration, "pointed": turn.previous_evidence if q.pronoun and (q.follow_up or q.refers_back) else None}
     scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
         scored = rank(q, turn.evidence(), **context)
@@ -555,6 +556,59 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
     return None
 
 
+SURE_LABEL = 0.5
+"""the tagger's confidence from which a label is told as a sound of the video when all its sounds are asked for"""
+SOUNDS_LISTED = 8
+LASTING_SOUND = 1.5  # seconds: a shorter tone or tonal fragment the tagger did not name is told only when asked about
+
+
+def _sounds_heard(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """"What sounds can you hear in this video?": each sound once, in time order. The tagger's surer
+    labels and the acoustics' longer tonal sounds and bursts that overlap are one sound, told by its
+    labels with what the acoustics measured; a label heard again is counted, not repeated."""
+    heard = sorted((e for e in turn.evidence() if e.modality == "audio" and e.source != SEARCH and sound_kind(e) not in ("silence", "speech")
+                    and ((e.score or 0.0) >= SURE_LABEL if named_sound(e) else sound_kind(e) == "burst" or e.end - e.start >= LASTING_SOUND
+                         and (sound_kind(e) != "sound" or "tonal" in e.text))),
+                   key=lambda e: e.start)
+    clusters: list[list[Evidence]] = []
+    for e in heard:
+        if clusters and e.start <= max(x.end for x in clusters[-1]) + 0.5:
+            clusters[-1].append(e)
+        else:
+            clusters.append([e])
+    sounds: dict[str, tuple[str, list[str], Evidence]] = {}  # a sound's lead label -> (its words, when heard, the line cited)
+    for cluster in clusters:
+        labels = list(dict.fromkeys(e.text for e in sorted(cluster, key=lambda e: -(e.score or 0.0)) if named_sound(e)))
+        measured = list(dict.fromkeys(e.text.split(":", 1)[-1].strip() for e in cluster if not named_sound(e)))
+        # the acoustics' guess says as much as another label ("a squeak, creak …" beside "Crying")
+        words = f"{', '.join(labels[:3])} ({measured[0]})" if labels and measured else ", ".join(labels[:3]) or measured[0]
+        when = format_range(min(e.start for e in cluster), max(e.end for e in cluster))
+        lead = max(cluster, key=lambda e: (named_sound(e), e.score or 0.0))
+        sounds.setdefault(labels[0] if labels else words, (words, [], lead))[1].append(when)
+    if not sounds:
+        return None
+    lines = []
+    for words, times, _ in list(sounds.values())[:SOUNDS_LISTED]:
+        more = f" and {len(times) - 1} more time{'s' * (len(times) > 2)}" if len(times) > 1 else ""
+        lines.append(f"{times[0]}{more}: {words}")
+    return "Heard besides speech: " + "; ".join(lines) + ".", [lead for _, _, lead in list(sounds.values())[:SOUNDS_LISTED]]
+
+
+_WEEKDAYS = {"mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"}
+_WEEKDAY = re.compile(r"(?<![A-Za-z])(Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|s|nesday|rsday|rs|r|urday)?\.?(?![A-Za-z])", re.I)
+
+
+def _weekday(cited: list[Evidence]) -> str | None:
+    """The day of the week the cited lines show, in full ("Wed18:38": Wednesday); capitalised as a
+    clock writes it, so the word "sat" is no Saturday."""
+    for e in cited:
+        for m in _WEEKDAY.finditer(e.text):
+            if m[0][0].isupper():
+                day = _WEEKDAYS[m[1].lower()]
+                return None if day.lower() in e.text.lower() else day  # "Offer ends: Sunday" says it whole already
+    return None
+
+
 def _which_first(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """"Which comes first, the bell or the creak?", "is the speech before or after the poem?", "does
     the bell ring before the reading?": both things found, put in order by where each begins, each
@@ -633,8 +687,14 @@ def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | 
 def _sound_length(turn: Turn, cited: list[Evidence]) -> str | None:
     """"How long does the bell ring?": how long the sound the answer cites is heard, from the first to
     the last moment of it and of the sounds heard with it (the tagger's label and the tone measured
-    beside it are one sound)."""
+    beside it are one sound); "how long is the title shown?": how long the line cited is on screen."""
     q = turn.question
+    if q.answer_type == "duration" and q.wants == {"ocr"} and cited and cited[0].modality == "ocr" \
+            and not has_type(beyond_question(cited[0].text, q), "duration"):
+        # "how long is the film's title shown?": how long the line stays on screen (not a length it states)
+        shown = cited[0]
+        seconds = shown.end - shown.start
+        return f"It is on screen from {format_time(shown.start)} to {format_time(shown.end)}: about {seconds:.0f} s."
     if q.answer_type != "duration" or "audio" not in q.wants or q.names_silence or not cited or cited[0].modality != "audio":
         return None
     best = cited[0]
@@ -733,6 +793,8 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         wanted = wanted - TITLE_TOKENS  # "the title of the last reading": a title is a kind of line, no word in it
     if not wanted or q.time_range or q.relation or q.follow_up or q.operation or q.between or q.quoted:
         return []
+    if q.moment is not None and "audio" in q.wants and not named_sounds(q.text):
+        return []  # "what's that sound at about 0:58, when the screen is blank?": the moment says where; what is heard there answers
     if q.asks_a_question and any(e.text.rstrip().endswith("?") for e in cited):
         return []  # "what does the dialog ask?": the question it shows is the answer, whatever its words
     seen: set[str] = set()
@@ -859,6 +921,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return counted
     if said := _nothing_said(turn) or _nothing_heard(turn):
         return said, []
+    if listens_to_all(q) and (heard := _sounds_heard(turn)):
+        return heard
     if q.addressee and (addressed := _addressed(turn, focus)):
         return addressed
     if q.words_at and focus and (edge := _edge_words(turn, focus)):
@@ -870,7 +934,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     if focus and (length := _part_length(turn, focus)):
         return length
     if q.role_of and (roles := _role_of(turn)):
-        return roles
+        return (f"Yes. {roles[0]}" if q.wh == "yesno" else roles[0]), roles[1]  # "does he show up anywhere else?"
     scored = _ranked(turn, focus)
     if not scored and focus is None and q.answer_type in MEASURED and (standout := standout_span(turn)) is not None:
         # no line holds the question's words, but search found one place by meaning far above the rest:
@@ -919,6 +983,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         parts.append("No, only silence." if hushed else "Yes.")
     if lasting := _sound_length(turn, cited):
         parts.append(lasting)
+    if q.asked_for == "day" and (day := _weekday(cited)):
+        parts.append(f"{day}.")  # "Wed18:38" on a clock: say the day whole
     parts.extend(sentences(cited, turn.question))
     if notes := _recalled(turn):
         parts.insert(0, "From your notes: " + "; ".join(f"“{n}”" for n in notes) + ".")

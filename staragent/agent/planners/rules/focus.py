@@ -13,7 +13,7 @@ from ....timecodes import parse_range
 from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .layout import popped_up
-from .question import SOUND_TOKENS, TITLE_TOKENS, resolve_range
+from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, resolve_range
 from .ranking import heard_words, matched, names_in_question, person_names
 
 Span = tuple[float, float]
@@ -305,6 +305,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
         # line is read, since search finds a button by its words, not by what it does, and a pop-up
         # by what it says, not by having come up over a window
         return [(0.0, duration)]
+    if listens_to_all(q) and (whole := whole_read(duration)):
+        return [whole]  # "what sounds can you hear in it?": every sound, so all of it is listened to
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)
@@ -318,6 +320,14 @@ def named_spans(turn: Turn) -> list[Span] | None:
     if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn) and not person_referred(turn):
         return [widen_to_part(turn, base)]  # (what else "he" did is wherever his name is, not only where the last answer was)
     return None
+
+
+def listens_to_all(q) -> bool:
+    """"What sounds can you hear in this video?": the sounds of the whole video, each once, asked
+    without a part, a moment or a sound named."""
+    return (q.many and q.wants == {"audio"} and not q.names_silence and not (q.scope or q.relation or q.first_of or q.between)
+            and q.moment is None and q.time_range is None and q.answer_type not in ("duration", "when") and not q.asks_moment
+            and not named_sounds(q.text))
 
 
 def popup_spans(turn: Turn) -> list[Span]:

@@ -81,6 +81,8 @@ _HEARING_WORDS = {"hear", "heard", "audio", "plays", "played", "playing", "pause
 """the words that say something is heard without naming what"""
 SOUND_TOKENS = frozenset(tokenize(" ".join(AUDIO_WORDS - _HEARING_WORDS)))
 """the words that name a sound ("bell", "applause"), not only that something is heard"""
+_SCREEN_ACTIONS = ("click", "tap", "tick")
+"""what a user does on a screen, though each is a sound's name too ("what does she click next?")"""
 _DONE_TO = re.compile(r"\s+(?:(?:the|a|an|this|that|these|those|its|his|her|their|my|your|on|onto|into|at|through)\b|[A-Z'\"‘“])")
 """after a sound's name, what makes it something done to a thing ("tick the box", "click on Apply",
 "click Keep Changes")"""
@@ -92,7 +94,7 @@ def sound_words(text: str) -> set[str]:
     done to something ("tick the box", "click on Apply": what a screencast shows)."""
     listed = set(re.findall(r"[a-z]+", text.lower())) & AUDIO_WORDS
     found = {word for m in re.finditer(r"\b([A-Za-z]+)\b", text) if (word := m[1].lower()) not in SPEECH_WORDS and word not in listed
-             and not _DONE_TO.match(text, m.end()) and _names_a_sound_word(word)}
+             and not word.startswith(_SCREEN_ACTIONS) and not _DONE_TO.match(text, m.end()) and _names_a_sound_word(word)}
     return listed | found
 
 
@@ -106,7 +108,7 @@ PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "cli
 _PART = "|".join(sorted(set(PART_NOUNS), key=len, reverse=True))
 _GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part", "section", "segment", "scene", "first", "last",
                   "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
-                  "following", "earlier", "later", "current", "that", "this", "one"}
+                  "following", "earlier", "later", "current", "that", "this", "one", "title", "card", "slide"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
 VOICE_TOKENS = frozenset(tokenize(" ".join(_VOICES - {"music", "sound", "sounds"})))
 """the words for whoever speaks ("according to the narrator"): they name no topic"""
@@ -135,14 +137,16 @@ _VIDEO_RANGE = re.compile(
 # A moment of the video: "at the 3:20 mark", "around 1:05 into the video", "said at 0:07".
 _VIDEO_POINT = re.compile(
     rf"\b(?:at|around|near)\s+(?:the\s+)?({_CLOCK})(?=\s*(?:mark|into|in the video|of the video))|"
-    rf"\b(?:said|says|say|spoken|heard|shown|written|displayed|happens|happening|on screen|on-screen)\s+(?:\w+\s+)?(?:at|around)\s+({_CLOCK})\b",
+    rf"\b(?:said|says|say|spoken|heard|shown|written|displayed|happens|happening|on screen|on-screen)\s+(?:\w+\s+)?(?:at|around)\s+({_CLOCK})\b|"
+    # "what's that sound at about 0:58?": a sound is placed in the video, not on a clock
+    rf"\b(?:sound|sounds|noise|noises|music)\b[^?,]{{0,20}}?\b(?:at|around|near)\s+(?:about\s+|roughly\s+|approximately\s+|around\s+)?({_CLOCK})\b",
     re.I,
 )
 _MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(\d+)\s+minutes?\s+(?:in|into)\b", re.I)
 _FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+|" + "|".join(NUMBER_WORDS) + r")\s+(seconds?|minutes?)\b", re.I)
 ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight", "height", "speed", "score", "sales",
                    "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
-DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes run runs seconds minutes hours"))
+DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes run runs seconds minutes hours stay stays remain remains"))
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
 _POINTER = (r"\b(?:that|this|those|these|his|her|their|its)\s+(?P<pointed>person|man|woman|one|ones|people|sound|noise|line|song|tune|part|speech|moment|"
@@ -209,7 +213,8 @@ _WHICH_FIRST = (
 _OPENING_RELATION = re.compile(r"^\s*(?:right\s+|just\s+)?(after|before)\s+([^,?]+),", re.I)
 """a clause that opens a question with the moment it is about: "After the host stops talking, ..." """
 _RELATIVE = re.compile(
-    r"\b(?:right\s+|just\s+|immediately\s+|shortly\s+)?(?P<rel>after|before|following|preceding)\s+(?P<what>(?:the\s+)?[^?,]+?)(?:\?|,|$)", re.I
+    r"\b(?P<close>right\s+|just\s+|immediately\s+|shortly\s+|directly\s+)?(?P<rel>after|before|following|preceding)\s+"
+    r"(?P<what>(?:the\s+)?[^?,]+?)(?:\?|,|\.(?:\s|$)|$)", re.I
 )
 # A part named by what someone says in it: "the speaker finishes talking about X", "she mentions X".
 _SAID_PART = re.compile(
@@ -231,7 +236,7 @@ _OVERVIEW = re.compile(
     r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|cartoon|animation|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
     r"\bwhat (?:is|does) (?:this|the) (?:video|clip|film|movie|recording) (?:about|show|demonstrate|explain|teach|cover)\b|"
     r"\b(?:rundown|overview|outline|synopsis|recap|gist|summary|summari[sz]e|sum up|main points|key points)\b|"
-    r"\bwhat (?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b|"
+    r"\bwhat (?:\w+ )?(?:happens|is happening|goes on) in (?:this|the) (?:video|clip|film|movie|cartoon|animation|short)\b|\bwhat(?:'s| is) (?:in|on) (?:this|the) (?:video|clip)\b|"
     r"\bwhat (?:does|did) (?:the|this) (?:user|person|presenter|speaker|host) (?:do|show|demonstrate)\b.*\b(?:video|clip|screencast|recording|tutorial)\b|"
     r"\bdescribe\b.*\b(?:video|clip|screencast|recording|tutorial|film)\b|"
     r"\bwalk (?:me|us) through\b|\bstep[- ]by[- ]step\b|\bwhat (?:are )?the steps\b|"
@@ -272,8 +277,11 @@ _COMPARE_PARTS = re.compile(r"\b(?:which|what)\s+(?:of\s+(?:the|these|those)\s+)
 """which part stands out by its length or its year ("which of the readings is the shortest?",
 "what's the oldest work in the video?"): the parts are found by their on-screen titles and compared"""
 _ROLE_OF = re.compile(r"\b(?:job|jobs|role|roles|position|function|task|tasks|responsibilit(?:y|ies)|credited (?:for|as|with)|"
-                      r"responsible for|in charge of)\b|\bwhat (?:did|does|do) .{2,60}? do\b", re.I)
-"""asks what a person did: "what was Ada Brook's job?", "what is Ada Brook credited for?" """
+                      r"responsible for|in charge of)\b|\bwhat (?:did|does|do) .{2,60}? do\b|"
+                      r"\b(?:show|shows|turn|turns|pop|pops) up\b.*\b(?:anywhere|somewhere) else\b|"
+                      r"\b(?:appear|appears|listed|named|credited|mentioned)\b.*\b(?:anywhere|somewhere) else\b", re.I)
+"""asks what a person did: "what was Ada Brook's job?", "what is Ada Brook credited for?", "does he
+show up anywhere else in the credits?" """
 _PERSON_ROLE = re.compile(r"\b(?:narrator|reader|speaker|presenter|host|author|writer|director|producer|composer|singer|"
                           r"designer|creator|owner|user|interviewer|guest|actor|voice)\b", re.I)
 _ROLE_VERBS = {"voiced": "voice", "voices": "voice", "narrated": "narrator", "narrates": "narrator", "sang": "singer", "sings": "singer",
@@ -314,6 +322,7 @@ class Question:
     relation: str | None = None  # after | before
     relation_to: str | None = None  # what the relation is relative to ("the Lowry passage ends")
     relation_said: bool = False  # ... named as something said ("after she talks about X"): its edge is in the speech
+    relation_close: bool = False  # "just before", "right after": next to the edge, not anywhere on that side
     between: tuple[str, str] | None = None
     first_of: tuple[str, str] | None = None  # "which comes first, the bell or the creak?": the two things to put in order
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
@@ -454,10 +463,13 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
               r"\b(?:sells?|sold|went|goes) for\b|\bhow much (?:did|does|do|will|would) .{1,60}\b(?:sell|earn|make|raise|fetch|gross)\b"),  # not "Costa"
     ("percent", r"\bpercent|\bpercentage\b|%|\bdiscount|\bgrow|\bgrew\b|\bgrowth\b|\brate\b|\b(?:market|revenue|audience|user|mobile|pie) share\b|\bshare of\b|\bturnover\b|\bhow much\b.{0,40}\bsav(?:e|es|ed|ing)\b"),
-    ("url", r"\b(?:web ?(?:site|address|page)|url|link|homepage)\b"),
+    ("url", r"\b(?:web ?(?:sites?|address(?:es)?|pages?)|urls?|links?|homepages?)\b"),
     ("duration", r"\bhow many (?:seconds|minutes|hours)\b(?:.*\b(?:last|lasts|long|run|runs|take|takes)\b|\s+(?:is|was) (?:the|this|it)\b)"),
     ("number", r"\bhow much\b|\bhow many\b|\bnumber of\b|\bcount\b"),
     ("time", r"\bwhat time\b|\bdepart|\barriv"),
+    # "when was the novel published?", "when was the speech given?": a date in history, not a moment of the video
+    ("date", r"\bwhen (?:was|were|did)\b[^?]*\b(?:published|written|write|born|founded|released|given|delivered|built|painted|composed|"
+             r"premiered|established|invented|signed|printed|recorded|died|die|publish)\b"),
     ("when", r"\bwhen\b"),
     ("date", r"\bwhat year\b|\bwhich year\b|\bin what year\b|\bdate\b|\bwhich day\b|\bwhat day\b"),
     ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\b(?:which|what) (?:character|person|man|woman|people|persons)\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator|user|owner|author|artist|character|guest|reporter|instructor)\b|"
@@ -473,7 +485,7 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 # sound mixing done?" are answered by the credits, not by listening.
 NOT_HEARD = {"person", "place", "url", "date"}
 _TITLE_WORD = re.compile(r"\b(?:title|titles|title card|heading|headline)\b")
-TITLE_TOKENS = frozenset(tokenize("title titles heading headline"))
+TITLE_TOKENS = frozenset(tokenize("title titles heading headline card cards"))
 """what asks for a title: the kind of line wanted, not words the title holds"""
 _VIDEO_TITLE = re.compile(r"\b(?:the|its|this)\s+(?:(?:film|video|movie|show|clip|episode|series)(?:'s)?\s+)?title\b(?!\s+of\s+(?!(?:the|this)\s+(?:film|video|movie|show|clip)))")
 _NAME_OF_WORK = re.compile(r"\b(?:the )?name of (?:the|this) (?:film|video|movie|show|clip|episode|series)\b|"
@@ -484,7 +496,7 @@ _NAME_OF_WORK = re.compile(r"\b(?:the )?name of (?:the|this) (?:film|video|movie
 _MADE_THINGS = {"logo", "logos", "poster", "posters", "banner", "banners", "chart", "website", "titles", "captions", "menu"}
 _MADE = re.compile(r"\b(?:design(?:ed|s)?|creat(?:ed|es?)|made|makes?|drew|draws?|drawn|paint(?:ed|s)?|produc(?:ed|es?)|"
                    r"compos(?:ed|es?)|buil[dt]s?|illustrat(?:ed|es?)|animat(?:ed|es?)|craft(?:ed|s)?)\b", re.I)
-_TITLE_TOKENS = frozenset(tokenize("title film video movie show clip episode series come comes appear appears shown displayed"))
+_TITLE_TOKENS = frozenset(tokenize("title card film video movie show clip episode series come comes appear appears shown displayed"))
 # "what is the third chapter called?", "what's the song titled?": the same as asking for its title;
 # the verb is no word the answer holds
 _CALLED = re.compile(r"\bwhat(?:'s| is| was| are| were)\b[^?]*?\s(?P<verb>called|named|titled|entitled)\s*(?:\?|$)")
@@ -662,7 +674,7 @@ def _video_time(text: str) -> tuple[tuple[float, float] | None, float | None]:
         return None, None
     try:
         if m := _VIDEO_POINT.search(text):
-            moment = parse_time(m[1] or m[2])
+            moment = parse_time(m[1] or m[2] or m[3])
             return point_window(moment), moment
     except TimeFormatError:  # "at 1:75" is no moment of the video
         pass
@@ -712,8 +724,8 @@ _MATH = re.compile(r"\b(?:equation|equations|formula|formulas|expression|express
 _WEB_FOR = re.compile(r"\b(?:search|google|look)\s+(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+(?:for|up)\s+(?P<query>.+)", re.I)
 _WEB_ONLINE = re.compile(r"\b(?:search(?:\s+for)?|look\s+up|google|find)\s+(?P<query>.+?)\s+(?:online|on the (?:web|internet)|on google)\b", re.I)
 _VIDEO_LENGTH = re.compile(
-    r"\bhow long is (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
-    r"\b(?:length|duration|running time|runtime) of (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b|"
+    r"\bhow long is (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b(?!['’]s)|"
+    r"\b(?:length|duration|running time|runtime) of (?:the|this) (?:whole |entire |full )?(?:video|clip|recording|film|movie)\b(?!['’]s)|"
     r"\bhow long does (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:last|run|take|go on)\b|"
     r"\bhow long (?:is it|does it last|does it run)\s*\??$|"  # (see _ITS_LENGTH)
     r"\bwhen (?:does|did|will) (?:the|this) (?:whole |entire )?(?:video|clip|recording|film|movie) (?:end|finish|stop)\b",  # its end is its length
@@ -867,7 +879,20 @@ def _without_title(text: str, video_name: str | None) -> str:
         words = [re.sub(r"'s$", "", w).lower() for w in m[0].split()]
         return " " if len(words) >= 2 and all(w in named for w in words) else m[0]
 
-    return re.sub(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+", drop, text)
+    text = re.sub(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+", drop, text)
+    # typed in lower case ("the big harbour nights title"): three of its words or more in a row
+    words = list(re.finditer(r"[\w'-]+", text))
+    runs, run = [], []
+    for w in [*words, None]:
+        if w is not None and re.sub(r"'s$", "", w[0]) in named:
+            run.append(w)
+            continue
+        if len(run) >= 3:
+            runs.append((run[0].start(), run[-1].end()))
+        run = []
+    for start, end in reversed(runs):
+        text = text[:start] + " " + text[end:]
+    return text
 
 
 def analyse(text: str, previous: Question | None = None, video_name: str | None = None) -> Question:
@@ -883,7 +908,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
     text_for_topic = _without_title(text_for_topic, video_name)
     lower, bare_lower = text.lower(), bare.lower()
-    words = set(re.findall(r"[a-z'-]+", bare_lower))
+    set_aside = _BESIDES.search(bare)
+    # "what sounds are there besides speech?": what is set aside is not where the asker expects the answer
+    words = set(re.findall(r"[a-z'-]+", bare_lower[: set_aside.start(1)] + bare_lower[set_aside.end(1):] if set_aside else bare_lower))
     keywords = content_words(text_for_topic)
     wants = set()
     spoken_dialogue = bool(_SPOKEN_DIALOGUE.search(bare_lower))
@@ -903,6 +930,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         intent = None  # "which speech is in it?" then "how long does it last?": the speech, not the video
     time_range, moment = _video_time(text)
     relation, relation_to, between, relation_said = _relation(bare, bare_lower, operation, quoted)
+    relation_close = bool(relation and (close := _RELATIVE.search(bare)) and close["close"])
     first_of = next(((_strip(m["a"]), _strip(m["b"])) for pattern in _WHICH_FIRST if (m := pattern.search(bare))), None)
     if first_of:
         relation = relation_to = between = None  # "is the speech before or after the poem?": both are found, then put in order
@@ -923,12 +951,15 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         relation=relation,
         relation_to=relation_to,
         relation_said=relation_said,
+        relation_close=relation_close,
         between=between,
         first_of=first_of,
     )
     question.owner = _owner(text, question.operands)
     question.asked_for = _asked_for(bare_lower)
-    question.scope = _scope(text, quoted) if time_range is None and not first_of else None
+    aside = _BESIDES.search(text)
+    unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
+    question.scope = _scope(unset, quoted) if time_range is None and not first_of else None
     if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:
         question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
@@ -941,7 +972,11 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.credits = bool(_CREDITS.search(bare_lower))
     question.addressee = bool(_ADDRESSEE.search(bare_lower))
     question.author = bool(_AUTHOR.search(bare_lower))
-    question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower) or named_work) and not question.scope and time_range is None
+    # "how much of Sense and Sensibility is read - what does the title card say?": the card of the work it names, not the video's title
+    names_a_work = bool(re.search(r"(?<=[a-z,;:]\s)[A-Z][a-z]+", text_for_topic))
+    question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower) or _VIDEO_TITLE.search(text_for_topic.lower()) or named_work) \
+        and not question.scope and time_range is None \
+        and not names_a_work
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
     elif question.credits and not question.scope and time_range is None:
@@ -953,7 +988,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.position, question.keywords = "start", _without(question.keywords, placed[0])
     elif placed := _POSITION_END.search(bare):
         question.position, question.keywords = "end", _without(question.keywords, placed[0])
-    question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time",)
+    question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time", "date")
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
         question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"

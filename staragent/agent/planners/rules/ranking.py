@@ -370,8 +370,9 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
             # at a sound's source counts as a line holding the words would
             guessed = len(matched(set(unheard), set(tokenize(guess[0])))) / len(wanted)  # words on no line weigh nothing: count them
             score, share = score + guessed, max(share, guessed)
-        if q.moment is not None:  # "around 0:50": the nearer, the likelier
-            score += 0.3 * max(0.0, 1.0 - min(abs(e.start - q.moment), abs(e.end - q.moment)) / 10.0)
+        if q.moment is not None:  # "around 0:50": the nearer, the likelier; a sound heard through it, likeliest
+            off = 0.0 if e.start <= q.moment <= e.end else min(abs(e.start - q.moment), abs(e.end - q.moment))
+            score += 0.6 * max(0.0, 1.0 - off / 10.0)
     return score, share
 
 
@@ -388,9 +389,10 @@ def on_throughout(e: Evidence, duration: float | None) -> bool:
 def heard_words(e: Evidence | dict) -> str:
     """The words a line (or a search hit's line, as a dict) holds, less the acoustic statistics' guess
     at a sound's source ("(a chime, bell or music)"): a guess is no mention, neither of the line
-    itself nor of what is heard beside it."""
+    itself nor of what is heard beside it (but see ``score_line``'s ``unheard``)."""
     modality, text = (e.get("modality"), str(e.get("text", ""))) if isinstance(e, dict) else (e.modality, e.text)
-    return _GUESS.sub("", text) if modality == "audio" else text
+    # nor is the acoustics' kind "sound" (anything not speech, tone or noise) a mention of "what's that sound?"
+    return re.sub(r"^sound\b:?\s*", "", _GUESS.sub("", text)) if modality == "audio" else text
 
 
 def sound_kind(e: Evidence) -> str:
@@ -484,12 +486,14 @@ def rank(
     edge: float | None = None,
     boxes: dict[tuple, Box] | None = None,
     duration: float | None = None,
+    pointed: list[Evidence] | None = None,
 ) -> list[Scored]:
     """Every line that bears on the question, best first. ``focus``: the spans the question names
     (lines outside them are left out when any line is inside); ``search_rank``: the rank (1 = best)
     of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
     placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
-    where on the frame each on-screen line was read; ``duration``: the video's length."""
+    where on the frame each on-screen line was read; ``duration``: the video's length; ``pointed``:
+    what "it" in the question points at (the last answer's lines)."""
     echo = echo_words(q)  # a question carried by its function words is matched on them
     wanted = (q.tokens if wanted is None else wanted) | echo
     if echo:  # the named part's words ("according to the Kessel excerpt") say where to look, its function words what is asked
@@ -510,6 +514,8 @@ def rank(
     motion = Motion(evidence, boxes or {})
     labels = labelled(evidence, boxes, motion)
     labelling = {label.key() for found in labels.values() for label in found}
+    # "any websites listed in it?" after the special thanks: the lines under the heading the last answer stood under
+    sections = {label.key() for e in pointed or () for label in labels.get(e.key(), ())}
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
     span = (min(e.start for e in evidence), max(e.end for e in evidence)) if evidence else (0.0, 0.0)
     placed = {e.key(): names_place(beyond_question(e.text, q)) for e in evidence} if q.answer_type == "place" else {}
@@ -550,7 +556,9 @@ def rank(
                 score -= 0.04 * min(LABEL_SECONDS, max(0.0, e.start - labels[e.key()][0].start))
             share = max(share, named)
         if e.modality == "audio" and q.relation and edge is not None:
-            score += 0.3 * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / 20.0)
+            # "just before X": the sound next to X's edge, even over a surer label a few seconds off
+            weight, reach = (0.8, 10.0) if q.relation_close else (0.3, 20.0)
+            score += weight * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / reach)
         elif e.modality == "audio" and q.relation and last > first:
             position = (e.start - first) / (last - first)
             score += 0.15 * (position if q.relation == "after" else 1 - position)
@@ -581,12 +589,14 @@ def rank(
             score += 0.3 if placed[e.key()] else -TYPE_BONUS if has_type(beyond_question(e.text, q), "place") else 0.0
             if placed[e.key()] and kind_asked and not names_place(beyond_question(e.text, q), kind_asked):
                 score -= 0.4  # "which city ...": "Germany" is a place, but no city
+        if sections and any(label.key() in sections for label in labels.get(e.key(), ())):
+            score += 0.2
         if inside_focus and any(a - 0.5 <= e.start < b for a, b in focus or ()):
             score += 0.05  # what appears in the part says more of it than what stays on screen throughout (a clock)
         if search_rank and (place := search_rank.get(e.key())):
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
-            score += (0.6 if e.modality == "audio" else 0.1) / place
+            score += (0.6 if e.modality == "audio" and q.moment is None else 0.1) / place  # a moment asked about says where, for a sound
         if share > 0 or inside_focus:  # inside the part the question names, every line is a candidate
             out.append(Scored(score, share, e))
     out.sort(key=lambda s: (-s.score, s.evidence.start))
