@@ -24,7 +24,8 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, is_noun, names_a_sound as _names_a_sound_word
+from ....words import NUMBER_WORDS, is_noun
+from ....words import names_a_sound as _names_a_sound_word
 from .layout import POPUP_TOKENS
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",

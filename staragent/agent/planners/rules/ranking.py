@@ -17,7 +17,16 @@ from difflib import SequenceMatcher
 
 from ....index.text import GLUED, tokenize
 from ....schema import Evidence
-from ....words import EQUIVALENT_WORDS, NUMBER_WORDS, SCALE_WORDS, common_words, names_a_person, names_a_sound, place_kinds, place_names
+from ....words import (
+    EQUIVALENT_WORDS,
+    NUMBER_WORDS,
+    SCALE_WORDS,
+    common_words,
+    names_a_person,
+    names_a_sound,
+    place_kinds,
+    place_names,
+)
 from .layout import (
     CHROME,
     POPUP_TOKENS,
