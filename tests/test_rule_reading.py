@@ -1667,3 +1667,43 @@ def test_what_is_listed_in_it_is_read_under_the_heading_the_last_answer_stood_un
     assert first.content.startswith("Yes"), first.content
     final = _converse("any websites listed in it?", lines, [_hit(495.0, 520.0)], boxes=boxes, history=[HumanMessage(asked), first])
     assert "harbourforum" in final.content and "tonwerk" not in final.content, final.content
+
+
+@pytest.mark.parametrize("question, check", [
+    ("There's a noise at roughly the 58 second mark. What is it?", lambda q: q.moment == 58.0 and "audio" in q.wants),
+    ("what am I hearing around 1:50?", lambda q: q.moment == 110.0 and q.wants == {"audio"}),
+    ("What city is that company in?", lambda q: q.answer_type == "place"),
+    ("Dickens says it was 'the season of' two opposite things. Which two?", lambda q: q.many),
+    ("When does the card crediting the music and sound design come on screen?", lambda q: "audio" not in q.wants and "music" in q.subject),
+    ("What's the story of this film, in a few sentences?", lambda q: q.overview and q.scope is None),
+])
+def test_more_ways_people_word_a_question(question, check):
+    assert check(analyse(question)), analyse(question)
+
+
+def test_a_name_asked_by_its_initials_finds_the_line_that_spells_it_out():
+    from staragent.agent.planners.rules.ranking import initials
+
+    assert "JFK" in initials("Inaugural address - John F. Kennedy, 1961") and "DW" in initials("by Dana Whitlow")
+    world = [line("extract_scene_text", "ocr", 0, 40, "Harbour Lights - Ada Okafor"), line("extract_scene_text", "ocr", 0, 40, "Read in Oslo, 2011"),
+             line("extract_scene_text", "ocr", 41, 90, "The Lighthouse - Dana Whitlow"), line("extract_scene_text", "ocr", 41, 90, "Read in Lisbon, 2004")]
+    final = _converse("Where was DW's reading given, going by the title card?", world, [_hit(0.0, 90.0, *world)])
+    assert "Lisbon" in final.content and "Oslo" not in final.content, final.content
+
+
+def test_every_line_that_says_the_quoted_words_answers_which_two():
+    world = [line("transcribe_speech", "speech", s, s + 1.5, t) for s, t in [
+        (10.0, "It was the season of light."), (12.0, "It was the season of darkness."), (14.0, "It was the spring of hope.")]]
+    final = _converse("The reader says it was 'the season of' two opposite things. Which two?", world, [_hit(8.0, 20.0, *world)])
+    assert "light" in final.content and "darkness" in final.content and "spring" not in final.content, final.content
+
+
+def test_a_persons_job_is_looked_for_under_their_name_not_under_the_other_capitalised_words():
+    lines, boxes = _screen(
+        (20.0, 24.0, "THE PEACH TEAM PROJECT", (0.20, 0.40, 0.80, 0.50)),
+        (470.0, 474.0, "PEACH TEAM", (0.30, 0.20, 0.70, 0.27)),
+        (470.0, 474.0, "NORA VALE", (0.22, 0.35, 0.50, 0.40)), (470.0, 474.0, "Character Rigger", (0.56, 0.35, 0.78, 0.40)),
+        (470.0, 474.0, "JONAS VERHOEVEN", (0.22, 0.42, 0.50, 0.47)), (470.0, 474.0, "Director", (0.56, 0.42, 0.68, 0.47)),
+    )
+    final = _converse("What's Nora Vale's job on the Peach Team card?", lines, [_hit(465.0, 480.0, lines[2]), _hit(18.0, 26.0, lines[0])], boxes=boxes)
+    assert "Rigger" in final.content and "Director" not in final.content, final.content

@@ -154,6 +154,12 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         # together ("Church bell" and "steady tone near 220 Hz"; "Sine wave" and "880 Hz beep")
         chosen += [s.evidence for s in scored[1:] if s.evidence.modality == "audio" and named_sound(s.evidence) != named_sound(best)
                    and sound_kind(s.evidence) != "silence" and s.evidence.start <= best.end + 0.5 and s.evidence.end >= best.start - 0.5][:1]
+    if q.many and q.quoted:
+        # "it was 'the season of' two things: which two?": every line that holds the quoted words
+        holding = list({normalised(s.evidence.text): s.evidence for s in scored
+                        if any(quote_share(x, s.evidence.text) >= QUOTE_WHOLE for x in q.quoted)}.values())
+        if len(holding) > 1:
+            return sorted(holding, key=lambda e: e.start)[:ROLES_LISTED]
     if q.many and best.modality == "ocr":
         # "name the people credited with ...": each line that answers as well as the best (the names
         # under one heading), once each
@@ -556,6 +562,8 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
     return None
 
 
+QUOTE_WHOLE = 0.9
+"""how much of a quoted phrase a line must hold to be one of the lines that say it"""
 SURE_LABEL = 0.5
 """the tagger's confidence from which a label is told as a sound of the video when all its sounds are asked for"""
 SOUNDS_LISTED = 8
@@ -638,7 +646,9 @@ def _role_of(turn: Turn) -> tuple[str, list[Evidence]] | None:
     """"What was Ada Brook's job?": each on-screen line that holds the name the question gives, with
     what labels it (the heading it is listed under, or the role written beside it)."""
     q = turn.question
-    names = names_in_question(q, q.tokens) or ([set(tokenize(who))] if (who := person_referred(turn)) else [])
+    # the person's name, not every capitalised word ("Nathan Vegdahl's job on the Peach Open Movie Team card")
+    people = person_names(q.text)
+    names = [set(tokenize(people[0]))] if people else names_in_question(q, q.tokens) or ([set(tokenize(who))] if (who := person_referred(turn)) else [])
     if not names:
         return None
     shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]

@@ -43,7 +43,7 @@ OCR_WORDS = {"written", "write", "writes", "screen", "slide", "slides", "text", 
 OCR_WORDS |= {f"{w}s" for w in ("button", "menu", "dialog", "pop-up", "popup", "window", "tooltip", "label", "sign", "banner", "hint", "notice",
                                  "message", "warning", "prompt", "tip", "card", "logo")}  # "the tooltips" look where "the tooltip" does
 SILENCE_WORDS = {"silence", "silent", "quiet", "pause", "nothing"}
-AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "tones", "music", "audio", "hear", "heard",
+AUDIO_WORDS = {"sound", "sounds", "noise", "noises", "beep", "beeps", "tone", "tones", "music", "audio", "hear", "heard", "hearing",
                "loud", "silence", "silent", "quiet", "applause", "ring", "rings", "chime", "bang", "alarm", "buzz", "whistle",
                "hiss", "static", "pause", "plays", "played", "playing", "song", "bell", "knock", "laugh", "laughter"}
 VISUAL_WORDS = {"color", "colour", "wearing", "wear", "looks", "look", "appearance", "ball", "moving", "moves", "motion",
@@ -77,7 +77,7 @@ FILLER_WORDS = {"famous", "memorable", "iconic", "celebrated", "video", "clip", 
                 "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
                 "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
-_HEARING_WORDS = {"hear", "heard", "audio", "plays", "played", "playing", "pause", "silent", "quiet", "loud", "sound", "sounds", "noise", "noises",
+_HEARING_WORDS = {"hear", "heard", "hearing", "audio", "plays", "played", "playing", "pause", "silent", "quiet", "loud", "sound", "sounds", "noise", "noises",
                   "tone", "tones"}
 """the words that say something is heard without naming what"""
 SOUND_TOKENS = frozenset(tokenize(" ".join(AUDIO_WORDS - _HEARING_WORDS)))
@@ -140,7 +140,8 @@ _VIDEO_POINT = re.compile(
     rf"\b(?:at|around|near)\s+(?:the\s+)?({_CLOCK})(?=\s*(?:mark|into|in the video|of the video))|"
     rf"\b(?:said|says|say|spoken|heard|shown|written|displayed|happens|happening|on screen|on-screen)\s+(?:\w+\s+)?(?:at|around)\s+({_CLOCK})\b|"
     # "what's that sound at about 0:58?": a sound is placed in the video, not on a clock
-    rf"\b(?:sound|sounds|noise|noises|music)\b[^?,]{{0,20}}?\b(?:at|around|near)\s+(?:about\s+|roughly\s+|approximately\s+|around\s+)?({_CLOCK})\b",
+    rf"\b(?:sound|sounds|noise|noises|music|hear|hearing|heard)\b[^?,]{{0,20}}?\b(?:at|around|near)\s+(?:about\s+|roughly\s+|approximately\s+|around\s+)?"
+    rf"(?:the\s+)?({_CLOCK}|\d{{1,4}}(?=\s*(?:s|sec|secs|seconds?)\s+(?:mark|in)\b))",
     re.I,
 )
 _MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(\d+)\s+minutes?\s+(?:in|into)\b", re.I)
@@ -266,7 +267,8 @@ _ACTORS = frozenset(tokenize("user person presenter speaker host narrator someon
                              "shown said appear appears come comes first last final start beginning end finally very video clip"))
 """what a question of what happens first or last is worded with, beside the edge: no thing to look for"""
 _MANY = re.compile(r"\b(?:people|persons|everyone|everybody|names|list|name (?:all|the|every|each)|who (?:are|were) (?:all )?the \w+s|"
-                   r"(?:what|which) (?:two|three|four|five|both)(?: \w+){0,2} (?:\w+s|people)\b|what (?:are|were) the (?:\w+ )?\w+s\b)\b", re.I)
+                   r"(?:what|which) (?:two|three|four|five|both)(?: \w+){0,2} (?:\w+s|people)\b|what (?:are|were) the (?:\w+ )?\w+s\b|"
+                   r"(?:what|which) (?:two|three|four|five|both)\s*\?)", re.I)
 """a question that asks for every answer there is, not the best one"""
 _SUPERLATIVES = {"shortest": "shortest", "briefest": "shortest", "longest": "longest", "oldest": "oldest", "newest": "newest",
                  "most recent": "newest"}
@@ -378,6 +380,8 @@ class Question:
         empty for "what is said between 0:30 and 0:45?". A sound word is the subject when the question
         is not about listening ("who did the music?")."""
         where = INTENT_WORDS if "audio" in self.wants or self.answer_type not in NOT_HEARD else INTENT_WORDS - AUDIO_WORDS
+        if "audio" not in self.wants and re.search(r"\bcredit(?:s|ed|ing)?\b", self.text, re.I):
+            where = where - AUDIO_WORDS  # "the card crediting the music and sound design": what is credited, not where to listen
         if self.answer_type == "person":  # "who did the logo and poster design?": the logo is what someone made, not where to look
             where = where - _MADE_THINGS
         if made := _MADE.search(self.text):  # "who designed the logo?": the logo is what is asked about, not where to look
@@ -475,7 +479,8 @@ _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("date", r"\bwhat year\b|\bwhich year\b|\bin what year\b|\bdate\b|\bwhich day\b|\bwhat day\b"),
     ("person", r"^\s*(?:and\s+)?who\b|\bwho\b|\bwhose\b|\bwhom\b|\b(?:which|what) (?:character|person|man|woman|people|persons)\b|\bname of the (?:person|speaker|designer|host|presenter|man|woman|narrator|user|owner|author|artist|character|guest|reporter|instructor)\b|"
                r"\bwhat(?:'s| is) (?:his|her|their) name\b|\bwhat(?:'s| is) the name of the (?:man|woman|person|boy|girl)\b"),
-    ("place", r"^\s*where\b|\bwhich city\b|\bwhich country\b|\blocation\b|\bwhere (?:was|were|is|are)\b"),
+    ("place", r"^\s*where\b|\b(?:which|what) (?:city|country|town|state|region|province|village|capital|continent)\b|\blocation\b|"
+              r"\bwhere (?:was|were|is|are)\b"),
     ("duration", r"\bhow long\b"),
     ("number", r"\bhow old\b|\bwhat number\b|\bwhich number\b|\bhow far\b|\bhow tall\b|\bhow big\b|\bhow large\b|\bwhat size\b|\bhow heavy\b"),
     ("entity", r"\bwhich\s+(?!one\b)[a-z]+|\bwhat\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|happens?\b|about\b|else\b)[a-z]+\s+(?:is|are|was|were|does|do|did)\b"),
@@ -919,7 +924,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         wants.add("speech")
     if (words & OCR_WORDS - ({"dialog", "dialogue"} if spoken_dialogue else set()) or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
-    credited = bool(words & {"credit", "credits", "credited"})  # "the music credit": a role written on screen, not a sound
+    credited = bool(words & {"credit", "credits", "credited", "crediting"})  # "the music credit": a role written on screen, not a sound
     if sound_words(bare) and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and not credited:
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
@@ -974,7 +979,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.addressee = bool(_ADDRESSEE.search(bare_lower))
     question.author = bool(_AUTHOR.search(bare_lower))
     # "how much of Sense and Sensibility is read - what does the title card say?": the card of the work it names, not the video's title
-    names_a_work = bool(re.search(r"(?<=[a-z,;:]\s)[A-Z][a-z]+", text_for_topic))
+    names_a_work = bool(re.search(r"(?<=[a-z,;:]\s)(?:[A-Z][a-z]+|[A-Z]{2,5}\b)", text_for_topic))
     question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower) or _VIDEO_TITLE.search(text_for_topic.lower()) or named_work) \
         and not question.scope and time_range is None \
         and not names_a_work
@@ -1002,6 +1007,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
     question.overview = bool(_OVERVIEW.search(bare) or (question.scope and _PART_ABOUT.search(bare))) and intent is None and not quoted
+    if question.overview and question.scope and question.scope.lower() in ("story", "plot", "storyline"):
+        question.scope = None  # "what's the story of this film?": the whole film's, not a part called a story
     if re.search(r"\b(?:short|brief|briefly|one sentence|quick|in a (?:word|line))\b", bare_lower):
         question.summary_length = "short"
     elif re.search(r"\b(?:detailed|long|full|complete|rundown|everything)\b", bare_lower):

@@ -306,7 +306,25 @@ def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo
         words |= _URL_TOKENS
     if echo:
         words |= function_words(e.text) & echo
+    words |= {a.lower() for a in acronyms(q.text) if a in initials(e.text)}  # "JFK" for "John F. Kennedy"
     return frozenset(words)
+
+
+def acronyms(text: str) -> list[str]:
+    """Words of two to five capitals a question may use for a name ("JFK", "MLK")."""
+    return re.findall(r"\b[A-Z]{2,5}\b", text)
+
+
+def initials(text: str) -> str:
+    """The first letters of each run of capitalised words, runs apart ("Inaugural address - John F.
+    Kennedy, 1961": "I JFK"), in which a name's acronym is looked for."""
+    runs = [""]
+    for word in re.findall(r"[A-Za-z][A-Za-z'’]*|[^\sA-Za-z.]+", text):  # a dot ("F.") joins; a comma, a dash or a number parts
+        if word[0].isupper():
+            runs[-1] += word[0]
+        elif runs[-1]:
+            runs.append("")
+    return " ".join(r for r in runs if r)
 
 
 @dataclass
@@ -566,7 +584,7 @@ def rank(
             share = max(share, named)
         if e.modality == "audio" and q.relation and edge is not None:
             # "just before X": the sound next to X's edge, even over a surer label a few seconds off
-            weight, reach = (0.8, 10.0) if q.relation_close else (0.3, 20.0)
+            weight, reach = (0.8, 10.0) if q.relation_close and sound_kind(e) != "silence" else (0.3, 20.0)  # a pause is no sound next to it
             score += weight * max(0.0, 1.0 - min(abs(e.start - edge), abs(e.end - edge)) / reach)
         elif e.modality == "audio" and q.relation and last > first:
             position = (e.start - first) / (last - first)
