@@ -1707,3 +1707,14 @@ def test_a_persons_job_is_looked_for_under_their_name_not_under_the_other_capita
     )
     final = _converse("What's Nora Vale's job on the Peach Team card?", lines, [_hit(465.0, 480.0, lines[2]), _hit(18.0, 26.0, lines[0])], boxes=boxes)
     assert "Rigger" in final.content and "Director" not in final.content, final.content
+
+
+def test_what_comes_after_the_credits_is_told_by_where_they_end_and_how_long_the_video_goes_on():
+    lines, boxes = _rolling_credits(CREDITS_ROLL, start=540.0)  # they roll from 9:00 and are gone by about 9:23; the video runs to 10:00
+    end = max(e.end for e in lines)
+    final = _converse("Is there a scene after the credits? At what time does it start?", lines, [_hit(540.0, 600.0)], boxes=boxes)
+    assert final.content.startswith("Yes") and format_time(end) in final.content and "10:00" in final.content, final.content
+    assert "not seen" in final.content  # what the pictures show there is not claimed
+    late, late_boxes = _rolling_credits(CREDITS_ROLL, start=589.0)  # credits that run to the video's end
+    final = _converse("Is there a scene after the credits?", late, [_hit(585.0, 600.0)], boxes=late_boxes)
+    assert final.content.startswith("No"), final.content

@@ -33,7 +33,15 @@ from .focus import (
 )
 from .intents import intent_answer
 from .layout import boxes_of, popped_up
-from .question import TITLE_TOKENS, TYPE_WORDS, URL_WORDS, VOICE_TOKENS, Question, named_sounds
+from .question import (
+    TITLE_TOKENS,
+    TYPE_WORDS,
+    URL_WORDS,
+    VOICE_TOKENS,
+    Question,
+    named_sounds,
+    names_only_credits,
+)
 from .ranking import (
     MONTH_DAY,
     NAME_CARRIES_S,
@@ -523,6 +531,27 @@ def _credits_run(turn: Turn, focus: list[Span] | None) -> list[Evidence]:
     return [e for e in shown if first <= e.start and e.end <= last]
 
 
+AFTER_CREDITS = 2.0  # seconds the video must go on after its credits to have something after them
+
+
+def _after_credits(turn: Turn, focus: list[Span] | None) -> tuple[str, list[Evidence]] | None:
+    """"Is there a scene after the credits? When does it start?": where the credits end, and how
+    long the video goes on after them; what happens there is in the pictures, which are not read."""
+    run = _credits_run(turn, focus)
+    if not run or not turn.duration:
+        return None
+    last = max(run, key=lambda e: e.end)
+    left = turn.duration - last.end
+    if left < AFTER_CREDITS:
+        return (f"No: the credits run to the end of the video ({format_time(last.end)} of {format_time(turn.duration)})."), [last]
+    after = [e for e in turn.evidence() if e.start >= last.end and e.modality in ("speech", "ocr") and e.source != SEARCH]
+    told = (f"{'Yes, the video goes on after them: t' if turn.question.wh == 'yesno' else 'T'}he credits end at {format_time(last.end)}, "
+            f"and {left:.0f} s more follow, from {format_time(last.end)} to {format_time(turn.duration)}.")
+    if not after:
+        told += " Nothing is said or written there; what happens in the pictures is not seen here."
+    return told, [last, *after[:2]]
+
+
 _CREDITS_WORDS = frozenset(tokenize("credits credit end opening closing start begin roll rolling name names come appear"))
 
 
@@ -952,6 +981,8 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         inside = _ranked(turn, [standout])
         if any(has_type(beyond_question(s.evidence.text, q), q.answer_type) for s in inside[:1]):
             focus, scored = [standout], inside
+    if q.credits and q.relation == "after" and names_only_credits(q.relation_to) and (after := _after_credits(turn, focus)):
+        return after
     if q.asks_moment and not q.operation and (moment := _moment(turn, focus, scored)):
         return moment
     if q.time_range is not None and q.moment is None and not q.subject and q.operation is None:

@@ -13,7 +13,7 @@ from ....timecodes import parse_range
 from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .layout import popped_up
-from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, resolve_range
+from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
 from .ranking import heard_words, matched, names_in_question, person_names
 
 Span = tuple[float, float]
@@ -287,6 +287,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
             return [] if turn.called(SEARCH) else None
         first, second = sorted([a, b])
         return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
+    if q.credits and q.relation == "after" and names_only_credits(q.relation_to) and (closing := position_span("end", duration, True)):
+        return [closing]  # "is there a scene after the credits?": the closing part is read, to see where they end
     base = part_of(turn, q.relation_to, said=q.relation_said) if q.relation_to else None
     if base is None and (q.follow_up or q.refers_back):
         base = anchor(turn)

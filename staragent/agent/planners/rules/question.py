@@ -99,6 +99,14 @@ def sound_words(text: str) -> set[str]:
     return listed | found
 
 
+_CREDITS_ONLY = frozenset(tokenize("the end closing opening credits credit roll rolling finish finishes finished"))
+
+
+def names_only_credits(text: str | None) -> bool:
+    """Whether ``text`` names the credits and nothing else ("the end credits finish")."""
+    return bool(text) and not set(tokenize(text)) - _CREDITS_ONLY
+
+
 def named_sounds(text: str) -> set[str]:
     """The words of ``text`` that name what is heard ("bell", "creaking"), not only that something is."""
     return sound_words(text) - _HEARING_WORDS
