@@ -443,6 +443,9 @@ def test_a_sound_the_tagger_never_named_is_found_by_what_the_acoustics_heard():
     assert re.search(r"\b0:10\b", final.content) and "bell" in final.content, final.content
     final = _converse("When is there thunder?", world, hits)  # nothing heard is thunder, nor guessed to be
     assert "not" in final.content and "0:30" not in final.content, final.content
+    blip = [*world, heard(20.0, 20.5, "sound: tonal sound near 120 Hz, changing in loudness (a chime, bell or music)")]
+    final = _converse("When is there music?", blip, [_hit(0.0, 50.0, *blip)])  # a half-second fragment's guess is no music
+    assert "0:20" not in final.content, final.content
 
 
 def test_a_general_word_in_the_question_finds_the_kind_the_video_names():

@@ -43,6 +43,7 @@ from .question import (
     names_only_credits,
 )
 from .ranking import (
+    LASTING_SOUND,
     MONTH_DAY,
     NAME_CARRIES_S,
     Scored,
@@ -596,7 +597,6 @@ QUOTE_WHOLE = 0.9
 SURE_LABEL = 0.5
 """the tagger's confidence from which a label is told as a sound of the video when all its sounds are asked for"""
 SOUNDS_LISTED = 8
-LASTING_SOUND = 1.5  # seconds: a shorter tone or tonal fragment the tagger did not name is told only when asked about
 
 
 def _sounds_heard(turn: Turn) -> tuple[str, list[Evidence]] | None:

@@ -75,7 +75,8 @@ FILLER_WORDS = {"famous", "memorable", "iconic", "celebrated", "video", "clip", 
                 "point", "moment", "according", "whose", "whole", "entire", "else", "also", "me", "please", "tell", "give", "know",
                 "there", "any", "anything", "get", "gets", "got", "one", "start", "starts", "started", "begin", "begins",
                 "began", "end", "ends", "ended", "finish", "finishes", "finished", "besides", "apart", "aside", "except",
-                "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe"}
+                "briefly", "quickly", "roughly", "basically", "shortly", "short", "describe", "anywhere", "somewhere", "actually",
+                "really", "bit", "stuff", "approximately"}
 INTENT_WORDS = SPEECH_WORDS | OCR_WORDS | AUDIO_WORDS
 _HEARING_WORDS = {"hear", "heard", "hearing", "audio", "plays", "played", "playing", "pause", "silent", "quiet", "loud", "sound", "sounds", "noise", "noises",
                   "tone", "tones"}

@@ -64,6 +64,8 @@ NAMED_SOUND = 0.3
 """a sound the audio tagger named ("Church bell") says more than any of those kinds; its confidence adds
 up to as much again"""
 TYPE_BONUS = 0.6
+LASTING_SOUND = 1.5
+"""seconds: an unnamed tonal fragment shorter than this is too brief for its guessed source to say what it was"""
 _GUESS = re.compile(r"\(an? [^)]*\)")
 
 
@@ -392,7 +394,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
                 score += 0.4 + (0.3 if _LONG.search(q.text) else 0.1) * seconds  # "a long silence": its length decides
         elif "tonal" in e.text:
             score += 0.1  # a chime or a bell says more than an unnamed sound
-        if unheard and (guess := _GUESS.search(e.text)):
+        if unheard and e.end - e.start >= LASTING_SOUND and (guess := _GUESS.search(e.text)):
             # "how long does the creaking door sound?" when no line names a creak: the acoustics' guess
             # at a sound's source counts as a line holding the words would
             guessed = len(matched(set(unheard), set(tokenize(guess[0])))) / len(wanted)  # words on no line weigh nothing: count them
