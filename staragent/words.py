@@ -257,9 +257,13 @@ EQUIVALENT_WORDS = (
 @functools.lru_cache(maxsize=8)
 def _below(root: str) -> frozenset[str]:
     """The offsets of every synset below ``root``'s commonest sense, kinds and named instances."""
-    lemmas, synsets, _ = _noun_net()
-    level = list(lemmas.get(root, ()))[:1]
-    below = set(level)
+    return _descendants(list(_noun_net()[0].get(root, ()))[:1])
+
+
+def _descendants(offsets: list[str]) -> frozenset[str]:
+    """``offsets`` and every synset below them, kinds and named instances."""
+    synsets = _noun_net()[1]
+    below, level = set(offsets), list(offsets)
     while level:
         level = [child for offset in level for child in synsets.get(offset, ((), ()))[1] if child not in below]
         below.update(level)
@@ -289,13 +293,7 @@ def _heard_events() -> frozenset[str]:
     the sense that holds "noise", not the sound as a property or a sensation."""
     lemmas, synsets, _ = _noun_net()
     noise = lemmas.get("noise", ())[:1]
-    event = [o for o in lemmas.get("sound", ()) if set(noise) & set(synsets.get(o, ((), ()))[1])]
-    below = set(event)
-    level = event
-    while level:
-        level = [child for offset in level for child in synsets.get(offset, ((), ()))[1] if child not in below]
-        below.update(level)
-    return frozenset(below)
+    return _descendants([o for o in lemmas.get("sound", ()) if set(noise) & set(synsets.get(o, ((), ()))[1])])
 
 
 @functools.lru_cache(maxsize=4096)
