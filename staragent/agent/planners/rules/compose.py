@@ -723,7 +723,7 @@ def _part_length(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | 
     return f"{f'The {q.scope}' if q.scope else 'It'} runs from {format_time(start)} to {format_time(end)}: about {length}.", shown[:1]
 
 
-def _sound_length(turn: Turn, cited: list[Evidence]) -> str | None:
+def _how_long_heard_or_shown(turn: Turn, cited: list[Evidence]) -> str | None:
     """"How long does the bell ring?": how long the sound the answer cites is heard, from the first to
     the last moment of it and of the sounds heard with it (the tagger's label and the tone measured
     beside it are one sound); "how long is the title shown?": how long the line cited is on screen."""
@@ -1022,7 +1022,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         # "is there any sound between X and Y?" answered by the silence found there is a no
         hushed = "audio" in q.wants and not q.names_silence and all(e.modality == "audio" and sound_kind(e) == "silence" for e in cited)
         parts.append("No, only silence." if hushed else "Yes.")
-    if lasting := _sound_length(turn, cited):
+    if lasting := _how_long_heard_or_shown(turn, cited):
         parts.append(lasting)
     if q.asked_for == "day" and (day := _weekday(cited)):
         parts.append(f"{day}.")  # "Wed18:38" on a clock: say the day whole

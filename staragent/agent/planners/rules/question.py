@@ -1043,8 +1043,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.sequence = "first" if edge["first"] or edge["first2"] else "last"
         question.position = "start" if question.sequence == "first" else "end"
     question.excludes_previous = bool(re.search(r"\belse\b|\bother\b|\banother\b", bare_lower))
-    if besides := _BESIDES.search(bare):
-        question.besides = besides[1].strip()
+    if set_aside:
+        question.besides = set_aside[1].strip()
     question.asks_a_question = bool(_ASKS_A_QUESTION.search(bare))
     if counted := _ORDINAL.search(bare) or _ORDINAL_SAID_AFTER.search(bare):
         question.ordinal, question.keywords = _ORDINALS[counted["n"].lower()], _without(question.keywords, counted[0])

@@ -338,10 +338,11 @@ class Scored:
 
 
 def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str],
-               implied: frozenset[str] = frozenset(), unheard: frozenset[str] = frozenset()) -> tuple[float, float]:
+               implied: frozenset[str] = frozenset(), unheard: frozenset[str] = frozenset(), names_unheard_sound: bool = False) -> tuple[float, float]:
     """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it,
     ``implied`` the words the line stands for without holding them (see ``implied_words``),
-    ``unheard`` the question's words no line holds, which an acoustic guess at a sound may stand for."""
+    ``unheard`` the question's words no line holds, which an acoustic guess at a sound may stand for,
+    ``names_unheard_sound`` whether one of them names a sound ("creak")."""
     toks = set(tokenize(heard_words(e))) | implied
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
@@ -380,10 +381,9 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         # any sound may answer "what is heard?"; one the question names and no line holds ("when does
         # the door creak?") is answered only by a guess that names it (below), not by the tagger's other
         # labels ("Crying"): that guess, or nothing
-        other_sound = any(w in SOUND_TOKENS or names_a_sound(w) for w in unheard)
-        share = share if other_sound else max(share, 0.5)
+        share = share if names_unheard_sound else max(share, 0.5)
         kind = sound_kind(e)
-        score += 0.5 + (NAMED_SOUND * (1.0 + e.score) if named_sound(e) and not other_sound else SALIENT_SOUNDS.get(kind, 0.0))
+        score += 0.5 + (NAMED_SOUND * (1.0 + e.score) if named_sound(e) and not names_unheard_sound else SALIENT_SOUNDS.get(kind, 0.0))
         if kind == "silence":  # a pause between sentences is not "the silence after"
             score += 0.06 * min(e.end - e.start, 6.0)
             if q.names_a_sound:  # "what sound ...": silence is no sound
@@ -533,6 +533,7 @@ def rank(
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
     unheard = frozenset(wanted - matched(wanted, set().union(*tokens.values()))) if "audio" in q.wants else frozenset()
+    names_unheard_sound = any(w in SOUND_TOKENS or names_a_sound(w) for w in unheard)
     names = names_in_question(q, wanted)
     sounds = [e.start for e in evidence if e.modality == "audio"]
     first, last = (min(sounds), max(sounds)) if sounds else (0.0, 0.0)
@@ -555,7 +556,7 @@ def rank(
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
-        score, share = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()], unheard)
+        score, share = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()], unheard, names_unheard_sound)
         if names:
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
