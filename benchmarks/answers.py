@@ -3,7 +3,10 @@
 by ``staragent bench`` (dataset kind ``factqa``): accuracy overall, by kind and by video, tool calls per
 question, seconds per answer. A run resumes where a killed one stopped; ``--fresh`` starts over.
 
-    python benchmarks/answers.py [profile:offline ...] [--fresh]
+    python benchmarks/answers.py [profile:offline ...] [--fresh] [--cases FILE]
+
+``--cases FILE`` runs another question file of the same shape (a blind round in ``eval/blind/``) and
+saves its results as ``answers_<file stem>_cpu.json``, beside the dev set's.
 """
 
 from __future__ import annotations
@@ -19,18 +22,18 @@ from common import ROOT, WORK, save, summary
 DEV_SET = ROOT.parent / "shared" / "eval" / "dev_qa.json"
 
 
-def dev_set() -> Path | None:
-    path = Path(os.environ.get("STARAGENT_EVAL") or DEV_SET)
+def dev_set(cases: str | None = None) -> Path | None:
+    path = Path(cases or os.environ.get("STARAGENT_EVAL") or DEV_SET)
     return path if path.is_file() else None
 
 
-def run_agent(spec: str, dataset, fresh: bool) -> dict:
+def run_agent(spec: str, dataset, fresh: bool, tag: str = "") -> dict:
     from staragent.bench.agents import make_agent
     from staragent.bench.runner import load_run, run_benchmark
     from staragent.bench.scoring import score_run
     from staragent.config import load_settings
 
-    out = WORK / "answers" / spec.replace(":", "-").replace(",", "_")
+    out = WORK / "answers" / (spec.replace(":", "-").replace(",", "_") + tag)
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     settings = load_settings(cache_dir=WORK / "cache-answers", progress=False)
@@ -59,21 +62,22 @@ def main(*args) -> dict | None:
 
     words = [str(a) for a in args]
     fresh = "--fresh" in words
-    specs = [w for w in words if not w.startswith("--")] or ["profile:offline"]
-    path = dev_set()
+    cases = words[words.index("--cases") + 1] if "--cases" in words[:-1] else None
+    specs = [w for w in words if not w.startswith("--") and w != cases] or ["profile:offline"]
+    path = dev_set(cases)
     if path is None:
         print(f"answers: no dev set at {DEV_SET} (set STARAGENT_EVAL to the fact-question file); skipped", flush=True)
         return None
     dataset = load_dataset(path)
     runs = []
     for spec in specs:
-        result = run_agent(spec, dataset, fresh)
+        result = run_agent(spec, dataset, fresh, tag=f"-{path.stem}" if cases else "")
         f = result["factqa"]
         print(f"answers {spec}: {f['right']}/{f['n']} right ({f['accuracy']}%)", flush=True)
         runs.append(result)
-    data = {"command": "python benchmarks/run.py answers", "dataset": str(path.relative_to(ROOT.parent)) if path.is_relative_to(ROOT.parent) else str(path),
+    data = {"command": f"python benchmarks/answers.py --cases {cases}" if cases else "python benchmarks/run.py answers", "dataset": str(path.relative_to(ROOT.parent)) if path.is_relative_to(ROOT.parent) else str(path),
             "questions": len(dataset.samples), "runs": runs}
-    save("answers_cpu", data)
+    save(f"answers_{path.stem}_cpu" if cases else "answers_cpu", data)
     return data
 
 
