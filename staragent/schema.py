@@ -22,6 +22,10 @@ class Evidence(BaseModel):
     text: str
     score: float | None = None
     source: str | None = Field(None, description="tool that produced it")
+    id: str | None = Field(None, description="the line's id in its index (s12: speech line 12, o40: on-screen line 40, a3: a named sound)")
+    box: list[float] | None = Field(None, description="where on screen, [x0, y0, x1, y1] as fractions of the frame (on-screen text)")
+    labels: list[str] = Field(default_factory=list, description="text that labels this line: the heading above it on screen")
+    rank: int | None = Field(None, description="its place in the ranking that chose it (1 = best)")
 
     def key(self) -> tuple:
         return (round(self.start, 2), round(self.end, 2), self.modality, self.text)

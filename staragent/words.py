@@ -270,6 +270,17 @@ def _descendants(offsets: list[str]) -> frozenset[str]:
     return frozenset(below)
 
 
+@functools.lru_cache(maxsize=4096)
+def falls_under(noun: str, root: str) -> bool:
+    """Whether ``noun`` (lower case, singular or a plain plural) in its commonest sense is a kind of
+    ``root``'s commonest sense, after WordNet ("year" under "time_period", "cost" under
+    "monetary_value"); False without WordNet or for a word it does not know."""
+    lemmas = _noun_net()[0]
+    word = noun.lower().replace(" ", "_")
+    senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None)
+    return bool(senses) and senses[0] in _below(root)
+
+
 def is_noun(word: str) -> bool:
     """Whether WordNet knows ``word`` (lower case, singular) as a noun; False without WordNet."""
     return word in _noun_net()[0]

@@ -16,6 +16,7 @@ ALL_TOOLS = {
     "transcribe_speech", "extract_scene_text", "count_objects", "object_detection", "extract_math_exp", "calculator",
     "web_search", "detect_audio_events", "execute_code", "detect_activities", "summarize_segment", "detect_faces",
     "cross_modal_search", "memory_tool", "translate_speech", "translate_text", "refine_video", "refine_audio",
+    "find_answer",
 }
 
 
@@ -24,7 +25,7 @@ def lecture_ctx(lecture_index, settings):
     return ToolContext(settings=settings, index=lecture_index)
 
 
-def test_the_registry_holds_table_7_and_the_refinement_tools(registry):
+def test_the_registry_holds_table_7_the_refinement_tools_and_the_reading_core(registry):
     assert set(registry.names()) == ALL_TOOLS
     for name in ALL_TOOLS:
         schema = registry.get(name).schema()["function"]

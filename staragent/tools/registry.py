@@ -30,6 +30,7 @@ BUILTIN_TOOLS = (
     "staragent.tools.summary:SummarizeSegment",
     "staragent.tools.faces:DetectFaces",
     "staragent.tools.search:CrossModalSearch",
+    "staragent.tools.reading:FindAnswer",
     "staragent.tools.memory:MemoryTool",
     "staragent.tools.translation:TranslateSpeech",
     "staragent.tools.translation:TranslateText",

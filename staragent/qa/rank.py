@@ -1,0 +1,86 @@
+"""Rank lines by a weighted sum of named features; the weights are fitted (``fit.py``), not set.
+
+``ranker.json`` holds the weights, the score below which the video is taken not to hold the answer
+(calibrated on questions whose answer is absent), and how they were fitted. Two passes keep a
+question fast on an hour of video: every line is scored without the answer-type features (they need
+the tagger), then the best ``TYPED_DEPTH`` are tagged and scored again.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..schema import Evidence
+from .features import FEATURES, QuestionSignals, line_features
+from .frame import QuestionFrame
+from .lines import LinePool
+
+WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
+TYPED_DEPTH = 40
+"""lines tagged for the answer type after the first pass"""
+
+
+@dataclass(frozen=True)
+class RankerWeights:
+    weights: dict[str, float]
+    threshold: float
+    """the best line's score below which the answer is taken to be absent"""
+    scale: float = 1.0
+    """how sharply confidence rises with the best score past the threshold"""
+
+    def vector(self) -> np.ndarray:
+        return np.array([self.weights.get(name, 0.0) for name in FEATURES])
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS_FILE) -> RankerWeights:
+        data = json.loads(path.read_text())
+        return cls(weights=data["weights"], threshold=float(data["threshold"]), scale=float(data.get("scale", 1.0)))
+
+
+@functools.lru_cache(maxsize=1)
+def default_weights() -> RankerWeights:
+    return RankerWeights.load()
+
+
+@dataclass
+class Ranking:
+    frame: QuestionFrame
+    lines: list[Evidence]
+    """best first, each with its score and rank"""
+    features: dict[str, dict[str, float]]
+    """line id -> feature name -> value, for the lines ranked"""
+    best_score: float
+    confidence: float
+    """0-1: how far the best line's score stands past the not-found threshold"""
+
+    @property
+    def found(self) -> bool:
+        return self.confidence >= 0.5
+
+
+def rank(frame: QuestionFrame, pool: LinePool, signals: QuestionSignals, weights: RankerWeights | None = None, depth: int = 20) -> Ranking:
+    weights = weights or default_weights()
+    w = weights.vector()
+    first = line_features(frame, pool, signals, typed=set())
+    order = np.argsort(-(first @ w), kind="stable")
+    typed = set(order[:TYPED_DEPTH].tolist())
+    rows = line_features(frame, pool, signals, typed=typed)
+    scores = rows @ w
+    scores[[i for i in range(len(scores)) if i not in typed]] -= 1e9  # only the tagged lines compete
+    order = [int(i) for i in np.argsort(-scores, kind="stable")[:depth] if i in typed]
+    ranked = [pool.lines[i].model_copy(update={"score": round(float(scores[i]), 4), "rank": r + 1}) for r, i in enumerate(order)]
+    best = float(scores[order[0]]) if order else -math.inf
+    confidence = 1.0 / (1.0 + math.exp(-weights.scale * (best - weights.threshold))) if order else 0.0
+    return Ranking(
+        frame=frame,
+        lines=ranked,
+        features={pool.lines[i].id: {name: round(float(v), 4) for name, v in zip(FEATURES, rows[i]) if v} for i in order},
+        best_score=best,
+        confidence=confidence,
+    )

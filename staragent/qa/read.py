@@ -1,0 +1,170 @@
+"""Readers turn a ranking into an ``Answer``: the extractive reader with no language model, the LLM
+reader with one call to any chat endpoint.
+
+Both cite lines by id, and both only cite lines the ranking offered: a model's ids are checked, and
+where they do not hold what its answer says, the offered lines that do are cited instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from ..index.text import tokenize
+from ..prompts import render
+from ..schema import Evidence
+from ..timecodes import format_range, format_time
+from .answer import Answer
+from .features import TYPE_LABELS, typed_values
+from .lines import LinePool
+from .rank import Ranking
+
+WHERE = {"speech": "said", "ocr": "on screen", "audio": "heard"}
+SURE = 0.75
+"""confidence below which an answer says it is not sure"""
+
+
+def where(e: Evidence) -> str:
+    when = format_time(e.start) if e.modality == "speech" else format_range(e.start, e.end)
+    return f"{WHERE.get(e.modality, e.modality)} at {when}"
+
+
+def quote(e: Evidence) -> str:
+    under = f" (under “{e.labels[0]}”)" if e.labels else ""
+    return f"{where(e)}: “{' '.join(e.text.split())}”{under}"
+
+
+def _not_found(ranking: Ranking, reader: str) -> Answer:
+    best = ranking.lines[:1]
+    closest = f" The closest line I found, which may not answer it: {quote(best[0])}." if best else ""
+    return Answer(
+        text=f"I could not find this in the video: nothing said, shown or heard in it answers the question clearly.{closest}",
+        citations=[e.id for e in best], evidence=best, found=False, confidence=ranking.confidence, reader=reader,
+    )
+
+
+def _hedge(ranking: Ranking) -> str:
+    return "" if ranking.confidence >= SURE else f" (I am not sure: the best evidence is a weak match, confidence {ranking.confidence:.0%}.)"
+
+
+RESTATES = 0.6
+"""share of a line's words that are the question's own above which the line only names what is asked about"""
+
+
+def _restates(line: Evidence, frame) -> bool:
+    """Whether ``line`` mostly repeats the question's words."""
+    own = set(tokenize(line.text))
+    return bool(own) and len(own & set(tokenize(frame.text))) >= RESTATES * len(own)
+
+
+class ExtractiveReader:
+    """The value of the asked type from the best lines (a name, date, amount, place, time), else
+    the best line quoted."""
+
+    name = "extractive"
+
+    def read(self, ranking: Ranking, pool: LinePool) -> Answer:
+        if not ranking.found:
+            return _not_found(ranking, self.name)
+        frame = ranking.frame
+        best = ranking.lines[0]
+        if frame.answer_type in TYPE_LABELS:
+            for line in ranking.lines[:3]:
+                for source in [line, *pool.context(line)]:
+                    if source.modality == "audio":
+                        continue
+                    values = typed_values(source.text, frame.answer_type, frame)
+                    if values:
+                        cited = [source] if source is line else [line, source]
+                        text = f"{values[0]}: {'; '.join(quote(e) for e in cited)}.{_hedge(ranking)}"
+                        return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name)
+        if _restates(best, frame):
+            # a line that only repeats the question's words (a product's name over its price) answers
+            # nothing: the line read with it that holds a value does, else the next line ranked
+            valued = [n for n in pool.context(best) if n.modality != "audio" and typed_values(n.text, "any", frame)]
+            others = [e for e in ranking.lines[1:3] if not _restates(e, frame)]
+            best = next(iter(valued + others), best)
+        cited = [best, *[e for e in ranking.lines[1:2] if e.id != best.id and e.score is not None and best.score is not None
+                          and best.score - e.score < 0.1 * abs(best.score)]]
+        text = "; ".join(quote(e)[0].upper() + quote(e)[1:] for e in cited) + "." + _hedge(ranking)
+        return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name)
+
+
+ChatFn = Callable[[list[dict]], str]
+"""sends OpenAI-style messages, returns the reply's text"""
+
+_JSON = re.compile(r"\{.*\}", re.S)
+NOT_IN_VIDEO = "NOT_IN_VIDEO"
+
+
+NEIGHBOURS_OF_TOP = 3
+"""the best lines whose neighbours the model also reads"""
+
+
+def candidate_lines(ranking: Ranking, pool: LinePool, depth: int) -> list[Evidence]:
+    """The lines the model reads: the best ``depth``, the best few each followed by a neighbour that
+    is not ranked itself, so a split name or a date under a place reaches the model whole."""
+    ranked = ranking.lines[:depth]
+    shown: list[Evidence] = []
+    for n, line in enumerate(ranked):
+        shown.append(line)
+        if n < NEIGHBOURS_OF_TOP:
+            shown += [e for e in pool.context(line)[:1] if e.modality != "audio" and e.id not in {x.id for x in ranked + shown}]
+    return shown
+
+
+def numbered(lines: list[Evidence]) -> str:
+    rows = []
+    for n, e in enumerate(lines, 1):
+        under = f" [under: {e.labels[0]}]" if e.labels else ""
+        rows.append(f"[{n}] {format_range(e.start, e.end)} {WHERE.get(e.modality, e.modality)}: {' '.join(e.text.split())[:300]}{under}")
+    return "\n".join(rows)
+
+
+def _parse_reply(reply: str) -> tuple[str, list[int]]:
+    match = _JSON.search(reply or "")
+    if match:
+        try:
+            data = json.loads(match.group(0))
+            ids = [int(i) for i in data.get("ids", []) if str(i).strip().lstrip("[").rstrip("]").isdigit()]
+            return str(data.get("answer", "")).strip(), ids
+        except (ValueError, AttributeError, TypeError):
+            pass
+    return (reply or "").strip(), [int(n) for n in re.findall(r"\[(\d+)\]", reply or "")]
+
+
+def supported_by(answer: str, lines: list[Evidence]) -> list[Evidence]:
+    """The lines that share a word with the answer, most shared first."""
+    words = set(tokenize(answer))
+    shared = [(len(words & set(tokenize(e.text))), e) for e in lines]
+    return [e for n, e in sorted(shared, key=lambda x: -x[0]) if n > 0]
+
+
+class LLMReader:
+    """One call: the question and the ranked lines, numbered; back comes a short answer and the
+    numbers of the lines used. The system prompt never changes, so a server's prompt cache keeps it."""
+
+    name = "llm"
+
+    def __init__(self, chat: ChatFn, depth: int = 12):
+        self.chat = chat
+        self.depth = depth
+
+    def messages(self, ranking: Ranking, lines: list[Evidence]) -> list[dict]:
+        frame = ranking.frame
+        scope = f"\nIt points at {format_range(frame.scope.start, frame.scope.end)} of the video." if frame.scope else ""
+        user = f"Question: {frame.text}{scope}\n\nLines from the video, best match first:\n{numbered(lines)}"
+        return [{"role": "system", "content": render("qa_reader")}, {"role": "user", "content": user}]
+
+    def read(self, ranking: Ranking, pool: LinePool) -> Answer:
+        lines = candidate_lines(ranking, pool, self.depth)
+        if not lines:
+            return _not_found(ranking, self.name)
+        text, ids = _parse_reply(self.chat(self.messages(ranking, lines)))
+        if not text or NOT_IN_VIDEO in text.upper().replace(" ", "_"):
+            return _not_found(ranking, self.name)
+        cited = [lines[i - 1] for i in dict.fromkeys(ids) if 1 <= i <= len(lines)]
+        if not supported_by(text, cited):
+            cited = supported_by(text, lines)[:2] or cited or lines[:1]
+        return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name)

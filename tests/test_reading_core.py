@@ -1,0 +1,160 @@
+"""The reading core (staragent.qa): frame, retrieve, rank, read, not-found, on a generated video.
+
+The conference video (media_factory.conference_video) has slides "Coffee Grinder Z9 / Price:
+$129.50 / Made in Porto", "Keynote Speaker / Dr. Amara Singh / Room 4B at 10:15", "Attendance /
+Visitors: 4,280 / Growth: 12%", narration about a warranty and a speaker from Nairobi, a tone and a
+noise burst. Questions are worded as people would, often without the slides' own words.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from staragent.qa import SpacyQuestionReader, read_question
+from staragent.qa.read import NOT_IN_VIDEO, ExtractiveReader, LLMReader
+
+reader = SpacyQuestionReader()
+
+
+@pytest.mark.parametrize(
+    ("question", "answer_type"),
+    [
+        ("Who is giving the keynote?", "person"),
+        ("What is the price of the grinder?", "money"),
+        ("Which city did the speaker fly in from?", "place"),
+        ("When does the beep happen?", "moment"),
+        ("How many visitors came?", "count"),
+        ("How long is the demo?", "duration"),
+        ("Is there a warranty?", "yesno"),
+    ],
+)
+def test_the_frame_reads_the_answer_type_from_the_parse(question, answer_type):
+    assert reader.read(question).answer_type == answer_type
+
+
+def test_a_follow_up_refers_back_and_carries_the_earlier_terms_and_times():
+    first = reader.read("What is on screen at 0:12?")
+    assert first.scope is not None and first.scope.start == pytest.approx(12.0)
+    follow = reader.read("And who is she?", first)
+    assert follow.refers_back and follow.scope is not None
+    assert not reader.read("Who is she?").refers_back  # nothing to refer back to
+
+
+@pytest.fixture(scope="module")
+def encoders(foreign_index):
+    """e5 query encoders for the index's dense stores, as a conversation gets them."""
+    from staragent.agent.session import query_encoders
+    from staragent.config import load_settings
+    from staragent.models.pool import ModelPool
+
+    settings = load_settings(progress=False)
+    return query_encoders(foreign_index, settings, ModelPool(settings))
+
+
+_ENCODERS: dict = {}
+
+
+@pytest.fixture(autouse=True)
+def _with_encoders(request):
+    if "foreign_index" in request.fixturenames:
+        _ENCODERS["e5"] = request.getfixturevalue("encoders")
+
+
+def _answer(index, question, **kwargs):
+    return read_question(index, question, encoders=_ENCODERS.get("e5"), **kwargs)
+
+
+def test_a_paraphrase_without_the_slide_words_finds_the_amount(foreign_index):
+    reading = _answer(foreign_index, "How pricey is that Z9 grinder thing?")
+    assert reading.answer.found
+    assert "129.50" in reading.answer.text
+    cited = [e for e in reading.answer.evidence if "129.50" in e.text]
+    assert cited and cited[0].id.startswith("o") and cited[0].start < 10.0  # the first slide
+
+
+def test_a_heading_and_the_name_under_it_are_read_together(foreign_index):
+    reading = _answer(foreign_index, "Who is giving the keynote?")
+    assert reading.answer.found
+    assert "Amara Singh" in reading.answer.text
+    named = next(e for e in reading.pool.lines if "Amara" in e.text)
+    assert named.labels and "Keynote" in named.labels[0]
+
+
+def test_a_missing_question_word_is_no_reason_to_refuse(foreign_index):
+    # "visitors" is on screen, "turnout" is not: the line that answers still answers
+    reading = _answer(foreign_index, "What was the turnout, how many visitors?")
+    assert reading.answer.found and "4,280" in reading.answer.text
+
+
+def test_a_question_the_video_does_not_answer_is_refused_with_the_closest_line(foreign_index):
+    reading = _answer(foreign_index, "What is the name of the CEO's dog?")
+    assert not reading.answer.found
+    assert re.search(r"could not find|not (in|find)", reading.answer.text, re.I)
+
+
+def test_every_citation_is_a_line_of_the_video_inside_it(foreign_index):
+    for question in ("Where is the grinder made?", "What warranty does it have?", "How much did attendance grow?"):
+        answer = _answer(foreign_index, question).answer
+        assert answer.citations == [e.id for e in answer.evidence]
+        for e in answer.evidence:
+            assert 0.0 <= e.start <= e.end <= foreign_index.duration + 0.5
+
+
+def test_a_huge_question_is_bounded(foreign_index):
+    reading = _answer(foreign_index, "price " * 20000)
+    assert len(reading.ranking.frame.text) <= 2000
+
+
+class ScriptedChat:
+    """Answers from the numbered lines it is shown, as a model would: the line holding ``needle``."""
+
+    def __init__(self, needle: str | None, ids: list[int] | None = None):
+        self.needle, self.ids, self.seen = needle, ids, []
+
+    def __call__(self, messages: list[dict]) -> str:
+        self.seen.append(messages)
+        if self.needle is None:
+            return NOT_IN_VIDEO
+        rows = messages[-1]["content"].splitlines()
+        number = next((int(r[1:r.index("]")]) for r in rows if r.startswith("[") and self.needle in r), None)
+        return json.dumps({"answer": self.needle, "ids": self.ids if self.ids is not None else [number]})
+
+
+def test_the_llm_reader_cites_the_lines_it_used(foreign_index):
+    chat = ScriptedChat("Dr. Amara Singh")
+    answer = _answer(foreign_index, "Who is the main speaker?", reader=LLMReader(chat)).answer
+    assert answer.text == "Dr. Amara Singh"
+    assert any("Amara" in e.text for e in answer.evidence)
+
+
+def test_the_llm_readers_wrong_ids_are_replaced_by_lines_that_hold_its_answer(foreign_index):
+    chat = ScriptedChat("$129.50", ids=[99])  # no such line
+    answer = _answer(foreign_index, "What does the grinder cost?", reader=LLMReader(chat)).answer
+    assert answer.evidence and all("129.50" in e.text for e in answer.evidence)
+
+
+def test_the_llm_reader_keeps_one_system_prompt_and_can_say_not_found(foreign_index):
+    chat = ScriptedChat(None)
+    for question in ("What is the CEO's dog called?", "Which airline did the speaker use?"):
+        answer = _answer(foreign_index, question, reader=LLMReader(chat)).answer
+        assert not answer.found
+    systems = {m[0]["content"] for m in chat.seen}
+    assert len(systems) == 1
+
+
+def test_the_extractive_reader_quotes_the_best_line_when_no_value_of_the_type_is_there(foreign_index):
+    answer = _answer(foreign_index, "What is said about the warranty?", reader=ExtractiveReader()).answer
+    assert answer.found and "warranty" in answer.text.lower()
+    assert answer.evidence[0].modality == "speech"
+
+
+def test_find_answer_is_a_tool_whose_evidence_carries_ids(registry, foreign_index, settings):
+    from staragent.tools.base import ToolContext
+
+    tool = registry.get("find_answer")
+    result = tool.run(ToolContext(settings=settings, index=foreign_index), tool.Args(question="Where was the grinder made?"))
+    assert result.found and "Porto" in result.answer
+    assert all(e.id and e.source == "find_answer" for e in result.evidence())
