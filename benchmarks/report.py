@@ -414,6 +414,25 @@ def answers_section(data: dict) -> list[str]:
     return lines
 
 
+def blind_rounds_section(data: dict) -> list[str]:
+    """The first run of every blind round (eval/blind): the figure that predicts a new question."""
+    lines = [
+        "## Blind rounds: first runs",
+        "",
+        "Questions about the dev media written by a helper session that had not read the code, committed before their first run "
+        f"(`eval/blind/`). Each round's first run is recorded once, good or bad. Command: `{data['command']}`.",
+        "",
+        "| round | commit | system | right | by kind | machine, date | seconds per answer (p50) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in data["runs"]:
+        kinds = ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(r["by_kind"].items()))
+        m = r["machine"]
+        lines.append(f"| {r['round']} | {r['commit']} | {r['system']} | **{r['right']}/{r['n']} ({100 * r['right'] / r['n']:.0f}%)** | {kinds} "
+                     f"| {m['cpu']}, {m['cores']} cores, {m['date']} | {_f(r['seconds_per_answer_p50'])} |")
+    return [*lines, ""]
+
+
 def llm_dev_section(data: dict) -> list[str]:
     """The dev set with the real LLM planner beside the rule planner (benchmarks/llm_dev.py)."""
     m, runs = data["machine"], data["runs"]
@@ -491,7 +510,7 @@ def prompt_size_section(data: dict) -> list[str]:
 SECTIONS = {
     "answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "chat_storage": chat_storage_section, "models_cpu_smoke": models_section,
     "models_gpu": models_section, "ui_cpu": ui_section, "packs_cpu": packs_section,
-    "prompt_size": prompt_size_section, "llm_dev": llm_dev_section,
+    "prompt_size": prompt_size_section, "llm_dev": llm_dev_section, "blind_rounds": blind_rounds_section,
 }
 
 

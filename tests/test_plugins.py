@@ -16,6 +16,7 @@ from test_agent import ScriptedModel
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.tools import ToolRegistry
+from staragent.tools.registry import BUILTIN_TOOLS
 
 ROOT = Path(__file__).parent.parent
 PLUGIN = ROOT / "examples" / "staragent-word-count"
@@ -138,7 +139,7 @@ def test_the_agent_calls_the_plugin(with_plugin, foreign, foreign_index, session
 def test_cli_lists_shows_and_runs_the_plugin(with_plugin, foreign, foreign_index, session_cache):
     listed = cli("tools", "list", "--json", env_path=with_plugin)
     rows = {r["name"]: r for r in json.loads(listed.stdout)}
-    assert rows["count_words"]["origin"].startswith("plugin") and len(rows) == 19
+    assert rows["count_words"]["origin"].startswith("plugin") and len(rows) == len(BUILTIN_TOOLS) + 1  # every built-in and the plug-in
     shown = json.loads(cli("tools", "show", "count_words", env_path=with_plugin).stdout)
     assert shown["parameters"]["required"] == ["word"] and "moments" in shown["result"]["properties"]
     ran = cli("tools", "run", "count_words", "--args", '{"word": "Nairobi"}', "--video", foreign.path, "--json", env_path=with_plugin, cache=session_cache)

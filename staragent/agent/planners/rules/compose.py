@@ -16,7 +16,7 @@ from ....index.text import tokenize
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
-from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn, core_reading
+from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
     Span,
     contiguous,
@@ -936,15 +936,6 @@ def _relative(turn: Turn, scored: list[Scored]) -> list[Evidence]:
     return [max(before, key=lambda e: e.end)] if before else []
 
 
-def _core_answer(turn: Turn) -> tuple[str, list[Evidence]] | None:
-    """The reading core's answer, when it found one: a word of the question missing from the video
-    is no reason to refuse when the best-ranked lines answer it."""
-    step = core_reading(turn)
-    if step is None or not step.result.get("found"):
-        return None
-    return str(step.result["answer"]), step.evidence
-
-
 def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence]]:
     if (answered := intent_answer(turn)) is not None:
         return answered
@@ -1013,8 +1004,6 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     if (cited or not turn.steps) and (missing := _missing(turn, cited, named_by_kind(turn, q.required_tokens), focus)):
         if (named := _named_person(turn)) is not None:
             return named
-        if (core := _core_answer(turn)) is not None:
-            return core
         closest = f" (the closest match: {' '.join(sentences(cited[:1], turn.question)).rstrip('.')})" if cited else ""
         return (f"The video does not say: I found nothing about “{' '.join(missing)}” in its speech, on-screen text or sounds{closest}."), cited[:1]
     parts = []
@@ -1040,8 +1029,6 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
     parts.extend(sentences(cited, turn.question))
     if notes := _recalled(turn):
         parts.insert(0, "From your notes: " + "; ".join(f"“{n}”" for n in notes) + ".")
-    if not parts and (core := _core_answer(turn)) is not None:
-        return core
     if not parts:
         errors = [s.error for s in turn.steps if s.error]
         topic = " ".join(q.topic) or q.text

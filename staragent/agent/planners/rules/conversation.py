@@ -18,7 +18,6 @@ from .question import Question, analyse
 
 SEARCH, SPEECH, TEXT, AUDIO, CALC = "cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events", "calculator"
 MEMORY, SUMMARY = "memory_tool", "summarize_segment"
-READ = "find_answer"  # the reading core (staragent.qa) as a tool
 RANGE_TOOLS = (SPEECH, TEXT, AUDIO)
 _counter = itertools.count()
 
@@ -121,12 +120,6 @@ def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = fr
                     )
                 )
     return turn
-
-
-def core_reading(turn: Turn) -> Step | None:
-    """This turn's call of the reading core, when it ran and answered."""
-    done = [s for s in turn.called(READ) if s.result and not s.error]
-    return done[-1] if done else None
 
 
 def search_hits(turn: Turn, query: str | None = None) -> list[dict]:

@@ -18,7 +18,6 @@ from .conversation import (
     CALC,
     MEMORY,
     RANGE_TOOLS,
-    READ,
     SEARCH,
     SPEECH,
     SUMMARY,
@@ -101,11 +100,6 @@ def _searches_its_words(turn: Turn) -> bool:
 def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
     q = turn.question
     calls = [call(MEMORY, func="search", data=q.query)] if turn.noted and MEMORY in tools else []
-    if READ in tools and not q.overview and q.time_range is None and named_spans(turn) is None:
-        # the reading core ranks every line for a question that does not say where to look; its
-        # answer stands where the rules find none
-        previous = {"previous": turn.previous.question.text} if turn.previous else {}
-        calls.append(call(READ, question=q.text, **previous))
     if SEARCH in tools:
         # a part is named by what is said or shown there, unless it is a sound asked about ("the gong after the poem")
         calls += [call(SEARCH, query=part, k=PART_K, **({} if _names_a_sound(q, part) else {"modalities": ["ocr", "speech"]}))
