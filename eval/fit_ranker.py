@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from staragent.qa.core import read_frame  # noqa: E402
-from staragent.qa.features import FEATURES, line_features  # noqa: E402
+from staragent.qa.features import FEATURES, add_typed, line_features  # noqa: E402
 from staragent.qa.frame import SpacyQuestionReader  # noqa: E402
 from staragent.qa.lines import pool_of  # noqa: E402
 from staragent.qa.retrieve import signals  # noqa: E402
@@ -71,6 +71,7 @@ def examples(path: Path, contexts: dict) -> list[Example]:
         pool = pool_of(ctx.index)
         frame = read_frame(pool, turns[-1], previous=turns[-2] if len(turns) > 1 else None, question_reader=reader)
         rows = line_features(frame, pool, signals(ctx.index, pool, frame, ctx.extras.get("query_encoders")))
+        add_typed(rows, frame, pool, list(range(len(pool.lines))))
         patterns = [re.compile(p, re.I) for p in case["any"]]
         span = case.get("span")
         positive = np.zeros(len(pool.lines), dtype=bool)

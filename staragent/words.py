@@ -275,10 +275,17 @@ def falls_under(noun: str, root: str) -> bool:
     """Whether ``noun`` (lower case, singular or a plain plural) in its commonest sense is a kind of
     ``root``'s commonest sense, after WordNet ("year" under "time_period", "cost" under
     "monetary_value"); False without WordNet or for a word it does not know."""
+    sense = _commonest_sense(noun)
+    return sense is not None and sense in _below(root)
+
+
+def _commonest_sense(noun: str) -> str | None:
+    """The offset of ``noun``'s commonest sense (a plain plural read as its singular); None when
+    WordNet is missing or does not know the word."""
     lemmas = _noun_net()[0]
     word = noun.lower().replace(" ", "_")
     senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None)
-    return bool(senses) and senses[0] in _below(root)
+    return senses[0] if senses else None
 
 
 def is_noun(word: str) -> bool:
@@ -290,12 +297,8 @@ def is_noun(word: str) -> bool:
 def names_a_person(noun: str) -> bool | None:
     """Whether ``noun`` in its commonest sense is a kind of person ("director", "poet", "artists"),
     after WordNet; None where WordNet is missing or does not know the word ("software": False)."""
-    lemmas, _, _ = _noun_net()
-    word = noun.lower()
-    senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None)
-    if not senses:
-        return None
-    return senses[0] in _below("person")
+    sense = _commonest_sense(noun)
+    return None if sense is None else sense in _below("person")
 
 
 @functools.lru_cache(maxsize=1)

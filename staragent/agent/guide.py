@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from ..prompts import render
+from ..qa.read import WHERE
 from ..timecodes import format_range
 from .planners.rules import RulePlanner
 
-WHERE = {"ocr": "on screen", "speech": "said", "audio": "heard", "visual": "seen", "caption": "described"}
 LEADS = 6
 """lines of the rule planner's answer shown to the model"""
 

@@ -5,7 +5,7 @@
 - ``lines``: every line of an index (speech, on-screen text, sounds) as typed ``Evidence`` with an
   id, its heading and its neighbours;
 - ``retrieve``: line-level BM25 (alone and with neighbours) and e5 similarity;
-- ``features`` and ``rank``: named features, weighted by ``ranker.json`` (fitted by ``fit.py``), and
+- ``features`` and ``rank``: named features, weighted by ``ranker.json`` (fitted by ``eval/fit_ranker.py``), and
   the calibrated threshold below which the video is taken not to hold the answer;
 - ``read``: the extractive reader (no model) and the LLM reader (one call, ids checked);
 - ``core.read_question``: all of it over one index.

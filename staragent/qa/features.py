@@ -1,7 +1,7 @@
 """Named features of each line for a question: what the ranker weighs.
 
 Every feature is a number in [0, 1] (or a 0/1 indicator) computed for every line of the pool, so the
-weights a script fits (``fit.py``) apply as they are. Lexical and dense scores are scaled per
+weights a script fits (``eval/fit_ranker.py``) apply as they are. Lexical and dense scores are scaled per
 question (the best line gets 1), since their raw ranges differ from one video and query to the next.
 Question words that occur nowhere in the video are left out of coverage: a word the video does not
 use is no evidence against the line that answers (it is how people ask, not what the video says).
@@ -9,7 +9,6 @@ use is no evidence against the line that answers (it is how people ask, not what
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +36,8 @@ FEATURES = (
     "heard_audio",      # the question names something heard, and the line is a sound
     "previous_terms",   # coverage of the previous question's terms, for a question that refers back
 )  # fmt: skip
+
+COLUMN = {name: i for i, name in enumerate(FEATURES)}
 
 # spaCy entity labels that hold a value of each answer type
 TYPE_LABELS: dict[str, tuple[str, ...]] = {
@@ -74,19 +75,6 @@ def question_tokens(frame: QuestionFrame) -> list[str]:
     return list(dict.fromkeys(t for w in words for t in tokenize(w)))
 
 
-def _idf(pool: LinePool) -> dict[str, float]:
-    cached = getattr(pool, "_idf", None)
-    if cached is None:
-        counts: dict[str, int] = {}
-        for text in pool.context_texts.values():
-            for token in set(tokenize(text)):
-                counts[token] = counts.get(token, 0) + 1
-        n = len(pool.lines)
-        cached = {t: math.log((n + 1) / (c + 0.5)) for t, c in counts.items()}
-        pool._idf = cached
-    return cached
-
-
 def _coverage(wanted: list[str], idf: dict[str, float], tokens: set[str]) -> float:
     findable = [t for t in wanted if t in idf]
     total = sum(idf[t] for t in findable)
@@ -104,36 +92,37 @@ def typed_values(text: str, answer_type: str, frame: QuestionFrame) -> list[str]
     return [value for label, value in entities(text) if label in labels and not set(tokenize(value)) <= given]
 
 
-def line_features(frame: QuestionFrame, pool: LinePool, signals: QuestionSignals, typed: set[int] | None = None) -> np.ndarray:
-    """An array ``[lines, len(FEATURES)]``; the answer-type features are computed for the lines in
-    ``typed`` only (all when None): tagging every line of an hour costs seconds."""
+def line_features(frame: QuestionFrame, pool: LinePool, signals: QuestionSignals) -> np.ndarray:
+    """An array ``[lines, len(FEATURES)]`` of every feature but the tagged ones (``add_typed``
+    fills those for the lines worth tagging: tagging every line of an hour costs seconds)."""
     wanted = question_tokens(frame)
     earlier = [t for w in frame.previous_terms for t in tokenize(w) if t not in wanted]
-    idf = _idf(pool)
+    idf = pool.idf
     asked = set(wanted)
     rows = np.zeros((len(pool.lines), len(FEATURES)), dtype=np.float64)
-    column = {name: i for i, name in enumerate(FEATURES)}
-    rows[:, column["bm25"]] = signals.bm25
-    rows[:, column["bm25_context"]] = signals.bm25_context
-    rows[:, column["dense"]] = signals.dense
-    for i, line in enumerate(pool.lines):
-        own = set(tokenize(line.text))
-        context = own | set(tokenize(pool.context_texts[i]))
+    rows[:, COLUMN["bm25"]] = signals.bm25
+    rows[:, COLUMN["bm25_context"]] = signals.bm25_context
+    rows[:, COLUMN["dense"]] = signals.dense
+    for i, (line, own, context) in enumerate(zip(pool.lines, pool.tokens, pool.context_tokens)):
         row = rows[i]
-        row[column["coverage"]] = _coverage(wanted, idf, own)
-        row[column["context_coverage"]] = _coverage(wanted, idf, context)
-        row[column["label_match"]] = float(bool(line.labels) and bool(asked & set(tokenize(" ".join(line.labels)))))
+        row[COLUMN["coverage"]] = _coverage(wanted, idf, own)
+        row[COLUMN["context_coverage"]] = _coverage(wanted, idf, context)
+        row[COLUMN["label_match"]] = float(bool(line.labels) and bool(asked & set(tokenize(" ".join(line.labels)))))
         if frame.scope is not None:
             inside = line.end > frame.scope.start and line.start < frame.scope.end
-            row[column["in_scope"]] = float(inside)
-            row[column["out_of_scope"]] = float(not inside)
-        row[column["echo"]] = len(own & asked) / len(own) if own else 0.0
-        row[column[line.modality]] = 1.0 if line.modality in ("speech", "ocr", "audio") else 0.0
-        row[column["heard_audio"]] = float(frame.heard and line.modality == "audio")
-        row[column["previous_terms"]] = _coverage(earlier, idf, context) if earlier else 0.0
-    chosen = range(len(pool.lines)) if typed is None else sorted(typed)
-    if not chosen:
-        return rows
+            row[COLUMN["in_scope"]] = float(inside)
+            row[COLUMN["out_of_scope"]] = float(not inside)
+        row[COLUMN["echo"]] = len(own & asked) / len(own) if own else 0.0
+        if line.modality in ("speech", "ocr", "audio"):
+            row[COLUMN[line.modality]] = 1.0
+        row[COLUMN["heard_audio"]] = float(frame.heard and line.modality == "audio")
+        row[COLUMN["previous_terms"]] = _coverage(earlier, idf, context) if earlier else 0.0
+    return rows
+
+
+def add_typed(rows: np.ndarray, frame: QuestionFrame, pool: LinePool, chosen: list[int]) -> None:
+    """Fill the features that need the tagger (``has_value``, ``answer_type``, ``answer_type_near``)
+    for the lines numbered in ``chosen``, in place."""
     from .language import parse_many
 
     parse_many([pool.lines[i].text for i in chosen])
@@ -141,10 +130,9 @@ def line_features(frame: QuestionFrame, pool: LinePool, signals: QuestionSignals
         line = pool.lines[i]
         if line.modality == "audio":
             continue
-        rows[i, column["has_value"]] = float(bool(typed_values(line.text, "any", frame)))
+        rows[i, COLUMN["has_value"]] = float(bool(typed_values(line.text, "any", frame)))
         if frame.answer_type in TYPE_LABELS:
-            rows[i, column["answer_type"]] = float(bool(typed_values(line.text, frame.answer_type, frame)))
+            rows[i, COLUMN["answer_type"]] = float(bool(typed_values(line.text, frame.answer_type, frame)))
             near = [n for n in pool.context(line) if n.modality != "audio"]
             parse_many([n.text for n in near])
-            rows[i, column["answer_type_near"]] = float(any(typed_values(n.text, frame.answer_type, frame) for n in near))
-    return rows
+            rows[i, COLUMN["answer_type_near"]] = float(any(typed_values(n.text, frame.answer_type, frame) for n in near))

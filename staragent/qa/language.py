@@ -37,14 +37,6 @@ def english():
     return nlp
 
 
-def available() -> bool:
-    try:
-        english()
-    except ModelUnavailable:
-        return False
-    return True
-
-
 def readable_case(text: str) -> str:
     """``text`` with words written all in capitals turned to title case, as on-screen text often is
     ("DIRECTED BY SACHA GOEDEGEBURE"): the tagger reads names by their case and misses them in

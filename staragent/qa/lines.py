@@ -9,9 +9,13 @@ and the heading above it.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import math
 from dataclasses import dataclass, field
 
+from ..index.lexical import LexicalIndex
+from ..index.text import tokenize
 from ..records import LABEL_WORDS
 from ..schema import Evidence
 
@@ -27,6 +31,8 @@ class LinePool:
     by_id: dict[str, Evidence] = field(default_factory=dict)
     neighbours: dict[str, list[str]] = field(default_factory=dict)
     """line id -> ids read with it: the speech lines either side, the lines on screen at once"""
+    segment_of: list[int | None] = field(default_factory=list)
+    """per line, the index segment its middle falls in (its speech passage there is embedded)"""
     duration: float = 0.0
 
     def __post_init__(self):
@@ -34,9 +40,6 @@ class LinePool:
 
     def context(self, line: Evidence) -> list[Evidence]:
         return [self.by_id[i] for i in self.neighbours.get(line.id, []) if i in self.by_id]
-
-    def within(self, start: float, end: float) -> list[Evidence]:
-        return [e for e in self.lines if e.end > start and e.start < end]
 
     @functools.cached_property
     def texts(self) -> dict[int, str]:
@@ -47,6 +50,36 @@ class LinePool:
     def context_texts(self) -> dict[int, str]:
         """Line number -> the line's text with its heading and neighbours'."""
         return {i: " ".join([*e.labels, e.text, *(n.text for n in self.context(e))]) for i, e in enumerate(self.lines)}
+
+    @functools.cached_property
+    def tokens(self) -> list[frozenset[str]]:
+        """Search tokens of each line (tokenized once per pool, not once per question)."""
+        return [frozenset(tokenize(e.text)) for e in self.lines]
+
+    @functools.cached_property
+    def context_tokens(self) -> list[frozenset[str]]:
+        """Search tokens of each line read with its heading and neighbours."""
+        return [own | frozenset(tokenize(self.context_texts[i])) for i, own in enumerate(self.tokens)]
+
+    @functools.cached_property
+    def idf(self) -> dict[str, float]:
+        """Inverse frequency of each token over the lines read with their neighbours."""
+        counts: dict[str, int] = {}
+        for tokens in self.context_tokens:
+            for token in tokens:
+                counts[token] = counts.get(token, 0) + 1
+        n = len(self.lines)
+        return {t: math.log((n + 1) / (c + 0.5)) for t, c in counts.items()}
+
+    @functools.cached_property
+    def lexical(self) -> LexicalIndex | None:
+        """BM25 over the lines alone."""
+        return LexicalIndex.build(self.texts)
+
+    @functools.cached_property
+    def context_lexical(self) -> LexicalIndex | None:
+        """BM25 over the lines read with their heading and neighbours."""
+        return LexicalIndex.build(self.context_texts)
 
 
 def _overlap(a: Evidence, b: Evidence) -> float:
@@ -110,7 +143,19 @@ def build_pool(index) -> LinePool:
         together = sorted(shown, key=lambda o: -_overlap(line, o))[:6]
         neighbours[line.id] = [o.id for o in together]
     lines = sorted(speech + screen + _sounds(index), key=lambda e: (e.start, e.id))
-    return LinePool(lines=lines, neighbours=neighbours, duration=index.duration)
+    return LinePool(lines=lines, neighbours=neighbours, segment_of=_segments_of(index, lines), duration=index.duration)
+
+
+def _segments_of(index, lines: list[Evidence]) -> list[int | None]:
+    """The segment each line's middle falls in (by bisection over the segments' starts)."""
+    segments = sorted(index.segments, key=lambda s: s.start)
+    starts = [s.start for s in segments]
+    found: list[int | None] = []
+    for line in lines:
+        middle = (line.start + line.end) / 2
+        at = bisect.bisect_right(starts, middle) - 1
+        found.append(segments[at].id if at >= 0 and segments[at].end > middle else None)
+    return found
 
 
 _POOLS: dict[str, LinePool] = {}

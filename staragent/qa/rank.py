@@ -1,4 +1,4 @@
-"""Rank lines by a weighted sum of named features; the weights are fitted (``fit.py``), not set.
+"""Rank lines by a weighted sum of named features; the weights are fitted (``eval/fit_ranker.py``), not set.
 
 ``ranker.json`` holds the weights, the score below which the video is taken not to hold the answer
 (calibrated on questions whose answer is absent), and how they were fitted. Two passes keep a
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..schema import Evidence
-from .features import FEATURES, QuestionSignals, line_features
+from .features import FEATURES, QuestionSignals, add_typed, line_features
 from .frame import QuestionFrame
 from .lines import LinePool
 
@@ -53,8 +53,6 @@ class Ranking:
     frame: QuestionFrame
     lines: list[Evidence]
     """best first, each with its score and rank"""
-    features: dict[str, dict[str, float]]
-    """line id -> feature name -> value, for the lines ranked"""
     best_score: float
     confidence: float
     """0-1: how far the best line's score stands past the not-found threshold"""
@@ -67,20 +65,17 @@ class Ranking:
 def rank(frame: QuestionFrame, pool: LinePool, signals: QuestionSignals, weights: RankerWeights | None = None, depth: int = 20) -> Ranking:
     weights = weights or default_weights()
     w = weights.vector()
-    first = line_features(frame, pool, signals, typed=set())
-    order = np.argsort(-(first @ w), kind="stable")
-    typed = set(order[:TYPED_DEPTH].tolist())
-    rows = line_features(frame, pool, signals, typed=typed)
+    rows = line_features(frame, pool, signals)
+    typed = [int(i) for i in np.argsort(-(rows @ w), kind="stable")[:TYPED_DEPTH]]  # only the tagged lines compete
+    add_typed(rows, frame, pool, typed)
     scores = rows @ w
-    scores[[i for i in range(len(scores)) if i not in typed]] -= 1e9  # only the tagged lines compete
-    order = [int(i) for i in np.argsort(-scores, kind="stable")[:depth] if i in typed]
+    order = sorted(typed, key=lambda i: (-scores[i], i))[:depth]
     ranked = [pool.lines[i].model_copy(update={"score": round(float(scores[i]), 4), "rank": r + 1}) for r, i in enumerate(order)]
     best = float(scores[order[0]]) if order else -math.inf
     confidence = 1.0 / (1.0 + math.exp(-weights.scale * (best - weights.threshold))) if order else 0.0
     return Ranking(
         frame=frame,
         lines=ranked,
-        features={pool.lines[i].id: {name: round(float(v), 4) for name, v in zip(FEATURES, rows[i]) if v} for i in order},
         best_score=best,
         confidence=confidence,
     )

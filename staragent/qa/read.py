@@ -20,7 +20,8 @@ from .features import TYPE_LABELS, typed_values
 from .lines import LinePool
 from .rank import Ranking
 
-WHERE = {"speech": "said", "ocr": "on screen", "audio": "heard"}
+WHERE = {"speech": "said", "ocr": "on screen", "audio": "heard", "visual": "seen", "caption": "described"}
+"""how each modality's evidence is said to have been found"""
 SURE = 0.75
 """confidence below which an answer says it is not sure"""
 
@@ -87,7 +88,7 @@ class ExtractiveReader:
             best = next(iter(valued + others), best)
         cited = [best, *[e for e in ranking.lines[1:2] if e.id != best.id and e.score is not None and best.score is not None
                           and best.score - e.score < 0.1 * abs(best.score)]]
-        text = "; ".join(quote(e)[0].upper() + quote(e)[1:] for e in cited) + "." + _hedge(ranking)
+        text = "; ".join(q[0].upper() + q[1:] for q in map(quote, cited)) + "." + _hedge(ranking)
         return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name)
 
 

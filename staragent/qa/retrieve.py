@@ -11,7 +11,7 @@ import numpy as np
 
 from ..index.lexical import LexicalIndex
 from ..schema import Evidence
-from .features import QuestionSignals, question_tokens, scaled
+from .features import QuestionSignals, scaled
 from .frame import QuestionFrame
 from .lines import LinePool
 
@@ -20,36 +20,12 @@ DENSE_FLOOR_QUANTILE = 0.5
 texts close together, so what carries meaning is how far a line stands above the typical one"""
 
 
-def _lexical(pool: LinePool, attribute: str) -> LexicalIndex | None:
-    key = f"_bm25_{attribute}"
-    if not hasattr(pool, key):
-        setattr(pool, key, LexicalIndex.build(getattr(pool, attribute)))
-    return getattr(pool, key)
-
-
-def _bm25(pool: LinePool, attribute: str, query: str) -> np.ndarray:
-    scores = np.zeros(len(pool.lines))
-    lexical = _lexical(pool, attribute)
-    if lexical is not None and query.strip():
-        for line_no, score in lexical.search(query, len(pool.lines)):
+def _bm25(lexical: LexicalIndex | None, size: int, query: str) -> np.ndarray:
+    scores = np.zeros(size)
+    if lexical is not None:
+        for line_no, score in lexical.search(query, size):
             scores[line_no] = score
     return scaled(scores)
-
-
-def _segments_of(index, pool: LinePool) -> list[int | None]:
-    """The segment each line's middle falls in (found by bisection over the segments' starts)."""
-    import bisect
-
-    if getattr(pool, "_segments", None) is None:
-        segments = sorted(index.segments, key=lambda s: s.start)
-        starts = [s.start for s in segments]
-        found: list[int | None] = []
-        for line in pool.lines:
-            middle = (line.start + line.end) / 2
-            at = bisect.bisect_right(starts, middle) - 1
-            found.append(segments[at].id if at >= 0 and segments[at].end > middle else None)
-        pool._segments = found
-    return pool._segments
 
 
 def _dense(index, pool: LinePool, query: str, encoders: dict) -> np.ndarray:
@@ -65,10 +41,11 @@ def _dense(index, pool: LinePool, query: str, encoders: dict) -> np.ndarray:
         by_segment: dict[int, float] = {}
         for row, score in store.search(encode(query), len(store)):
             if row < len(texts):
-                by_text[" ".join(texts[row].split())] = max(score, by_text.get(" ".join(texts[row].split()), -1.0))
+                passage = " ".join(texts[row].split())
+                by_text[passage] = max(score, by_text.get(passage, -1.0))
             for seg in owners[row] if row < len(owners) else []:
                 by_segment[seg] = max(score, by_segment.get(seg, -1.0))
-        for i, (line, seg) in enumerate(zip(pool.lines, _segments_of(index, pool))):
+        for i, (line, seg) in enumerate(zip(pool.lines, pool.segment_of)):
             if line.modality != modality:
                 continue
             found = [s for s in (by_text.get(" ".join(line.text.split())), by_segment.get(seg) if seg is not None else None) if s is not None]
@@ -82,11 +59,10 @@ def _dense(index, pool: LinePool, query: str, encoders: dict) -> np.ndarray:
 
 def signals(index, pool: LinePool, frame: QuestionFrame, encoders: dict | None = None) -> QuestionSignals:
     """BM25 and dense scores of every line of ``pool`` for ``frame``."""
-    words = " ".join([*frame.terms, *frame.names, *frame.quoted])
-    query = " ".join(question_tokens(frame)) and words
+    query = " ".join([*frame.terms, *frame.names, *frame.quoted])
     return QuestionSignals(
-        bm25=_bm25(pool, "texts", query),
-        bm25_context=_bm25(pool, "context_texts", query),
+        bm25=_bm25(pool.lexical, len(pool.lines), query),
+        bm25_context=_bm25(pool.context_lexical, len(pool.lines), query),
         dense=_dense(index, pool, frame.text, encoders or {}),
     )
 
@@ -94,7 +70,7 @@ def signals(index, pool: LinePool, frame: QuestionFrame, encoders: dict | None =
 def locate(pool: LinePool, terms: list[str]) -> Evidence | None:
     """The line that best matches ``terms`` (with its heading and neighbours): where a part named by
     those words is. Of lines that match as well, the one that stays longest (a title card) wins."""
-    scores = _bm25(pool, "context_texts", " ".join(terms))
+    scores = _bm25(pool.context_lexical, len(pool.lines), " ".join(terms))
     if not len(scores) or scores.max() <= 0:
         return None
     best = [i for i in np.flatnonzero(scores >= scores.max() - 1e-9)]
