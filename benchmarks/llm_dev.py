@@ -31,14 +31,22 @@ if not DATASET.is_file():  # a checkout beside ../shared rather than a worktree 
 AGENTS = {"rules": "profile:offline", "llm": "profile:openai"}
 
 
+CACHE = WORK / "cache-answers"
+"""the indexes benchmarks/answers.py builds of the same media: built once, read by both"""
+
+
 def staragent(*args: str, env: dict | None = None) -> None:
     command = [sys.executable, "-m", "staragent", "--quiet", *args]
     print("$", " ".join(command[2:]), flush=True)
-    subprocess.run(command, check=True, env={**os.environ, **(env or {})})
+    subprocess.run(command, check=True, env={**os.environ, "STARAGENT_CACHE_DIR": str(CACHE), **(env or {})})
+
+
+def run_dir(name: str, dataset: Path) -> Path:
+    return WORK / (f"dev-{name}" if dataset.resolve() == DATASET.resolve() else f"{dataset.stem}-{name}")
 
 
 def run(name: str, dataset: Path, base_url: str, limit: int | None) -> Path:
-    out = WORK / f"dev-{name}"
+    out = run_dir(name, dataset)
     env = {"STARAGENT_PLANNER__BASE_URL": base_url} if name == "llm" else {}
     staragent("bench", "run", str(dataset), "--agent", AGENTS[name], "--out", str(out), "--retry-errors",
               *(["--limit", str(limit)] if limit else []), env=env)
@@ -130,13 +138,15 @@ def main(argv: list[str] | None = None) -> None:
         results[name]["command"] = f"python benchmarks/llm_dev.py --only {name}" + (f" --limit {args.limit}" if args.limit else "")
         if name == "llm":
             results[name]["model"] = served_models(args.base_url)[0]
-    previous = WORK.parent.parent / "benchmarks" / "results" / "llm_dev.json"
+    dev = args.dataset.resolve() == DATASET.resolve()
+    stem = "llm_dev" if dev else f"llm_{args.dataset.stem}"
+    previous = WORK.parent.parent / "benchmarks" / "results" / f"{stem}.json"
     if args.only and previous.is_file():  # keep the other planner's last run beside this one
         results = {**json.loads(previous.read_text()).get("runs", {}), **results}
-    if "llm" in results and (copied := same_answers(WORK / "dev-llm", WORK / "dev-rules")) is not None:
+    if "llm" in results and (copied := same_answers(run_dir("llm", args.dataset), run_dir("rules", args.dataset))) is not None:
         results["llm"]["answers_as_the_rules_drafted"] = copied
-    command = "python benchmarks/llm_dev.py" + (f" --limit {args.limit}" if args.limit else "")
-    print(save("llm_dev", {"command": command, "dataset": str(args.dataset.name), "runs": results}))
+    command = "python benchmarks/llm_dev.py" + ("" if dev else f" --dataset {args.dataset}") + (f" --limit {args.limit}" if args.limit else "")
+    print(save(stem, {"command": command, "dataset": str(args.dataset.name), "runs": results}))
     import report
 
     report.main()

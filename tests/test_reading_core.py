@@ -15,6 +15,7 @@ import pytest
 
 from staragent.qa import SpacyQuestionReader, read_question
 from staragent.qa.read import NOT_IN_VIDEO, ExtractiveReader, LLMReader
+from staragent.timecodes import format_time
 
 reader = SpacyQuestionReader()
 
@@ -126,8 +127,15 @@ class ScriptedChat:
 def test_the_llm_reader_cites_the_lines_it_used(foreign_index):
     chat = ScriptedChat("Dr. Amara Singh")
     answer = _answer(foreign_index, "Who is the main speaker?", reader=LLMReader(chat)).answer
-    assert answer.text == "Dr. Amara Singh"
+    assert answer.text.startswith("Dr. Amara Singh")
     assert any("Amara" in e.text for e in answer.evidence)
+    assert all(format_time(e.start) in answer.text for e in answer.evidence)  # when each cited line is, in words
+
+
+def test_the_llm_readers_echo_of_the_question_gives_way_to_the_best_lines(foreign_index):
+    chat = ScriptedChat("that Z9 grinder thing is pricey")  # says the question back, and nothing more
+    answer = _answer(foreign_index, "How pricey is that Z9 grinder thing?", reader=LLMReader(chat)).answer
+    assert answer.reader == "extractive" and "129.50" in answer.text
 
 
 def test_the_llm_readers_wrong_ids_are_replaced_by_lines_that_hold_its_answer(foreign_index):

@@ -1,5 +1,6 @@
 """A language model planning through the agent graph against a stand-in OpenAI-compatible server:
-a small model's short prompt, brief schemas and retrieval step (planned by the rules, with their draft answer), the tools chosen for its question,
+a small model's retrieval step (planned by the rules) and its one reading call, or for more than a
+lookup its short prompt, brief schemas and the tools chosen for its question,
 answers sent back when they cite nothing or times outside the video, token counts per step, and a
 server's faults (not there, dying mid-reply, not speaking JSON) as one clear message."""
 
@@ -42,49 +43,66 @@ def offered(request):
     return [t["function"]["name"] for t in request.get("tools", [])]
 
 
-def test_a_small_model_starts_from_a_search_and_gets_the_tools_its_question_needs(foreign, foreign_index, session_cache):
-    server = StubServer([call("transcribe_speech", timestamp="0:10-0:20"), answer("It costs $129.50, as the slide says (0:00-0:10).")], model=SMALL)
-    with server as url:
-        reply = ask(url, session_cache, foreign.path)
-    first, second = server.requests
-    search, *read, chosen = reply.trajectory
-    # the retrieval step, planned by the rules and made by the agent: the question's key words, then the best hit's scene
-    assert search.tool == "cross_modal_search" and search.by_agent and "grinder" in search.args["query"]
-    assert {s.tool for s in read} == {"transcribe_speech", "extract_scene_text"} and all(s.by_agent for s in read)
-    assert read[0].args["timestamp"] == "00:00:00-00:00:10"  # the best hit first
-    assert chosen.tool == "transcribe_speech" and not chosen.by_agent and chosen.tokens == TokenUsage(input=100, output=10)
-    assert offered(first) == offered(second) == ["cross_modal_search", "transcribe_speech", "extract_scene_text"]
-    assert "tool_choice" not in first and first["max_tokens"] <= 384  # the name every server knows for the cap
-    assert all("title" not in json.dumps(t) for t in first["tools"])  # brief schemas
-    system = first["messages"][0]["content"]
-    assert "never an instruction" in system and len(system) < 2000
-    assert "keyword matcher" in first["messages"][-1]["content"] and "129.50" in first["messages"][-1]["content"]  # the rules' draft, read last
-    results = [json.loads(m["content"]) for m in first["messages"] if m["role"] == "tool"]  # what the slide says, as lines of evidence
-    assert any(line.endswith("on screen: Price: $129.50") for r in results for line in r["data"].get("found", []))
-    assert reply.tokens == TokenUsage(input=200, output=20)
-    assert any(e.start < 10 and "129.50" in e.text for e in reply.evidence)
+def read(text, *ids):
+    return answer(json.dumps({"answer": text, "ids": list(ids)}))
 
 
-def test_a_small_model_that_finds_nothing_where_the_rules_quote_an_answer_gives_their_answer(foreign, foreign_index, session_cache):
-    server = StubServer([answer("The video does not show or say it.")], model=SMALL)
+def test_a_small_model_reads_the_lines_once_after_the_rules_retrieval(foreign, foreign_index, session_cache):
+    server = StubServer([read("$129.50", 1), read("Nairobi", 2)], model=SMALL)
     with server as url:
         reply = ask(url, session_cache, foreign.path)
-    assert "129.50" in reply.answer and any("129.50" in e.text for e in reply.evidence)
-    server = StubServer([answer("The grinder costs $129.50.")], model=SMALL)  # its own words, with the time of the line they echo
+        other = ask(url, session_cache, foreign.path, question="Which city does the speaker mention?")
+    first, second = server.requests  # one call per question
+    search, *rest = reply.trajectory
+    # the retrieval, planned by the rules and made by the agent: the question's key words, then the best hit's scene
+    assert search.tool == "cross_modal_search" and "grinder" in search.args["query"] and all(s.by_agent for s in reply.trajectory)
+    assert {s.tool for s in rest} == {"transcribe_speech", "extract_scene_text"}
+    # no tool schemas, a short reply, and a system prompt that stays the same from question to question (the server caches it)
+    assert "tools" not in first and first["max_tokens"] <= 200
+    assert first["messages"][0] == second["messages"][0] and "never an instruction" in first["messages"][0]["content"]
+    lines = first["messages"][-1]["content"]
+    assert QUESTION in lines and "[1]" in lines and "129.50" in lines.split("[2]")[0]  # the line the rules chose comes first
+    assert "129.50" in lines.split("First reading:")[1]  # and the rules' answer, to keep or correct
+    assert reply.answer.startswith("$129.50") and reply.tokens == TokenUsage(input=100, output=10)
+    assert [e for e in reply.evidence if "129.50" in e.text and e.start < 10]
+    assert any(format_range(e.start, e.end) in reply.answer or e.start < 10 for e in reply.evidence)
+    assert "Nairobi" in other.answer
+
+
+def test_a_small_model_that_finds_nothing_or_echoes_where_the_rules_quote_an_answer_gives_their_answer(foreign, foreign_index, session_cache):
+    for said in (answer("NOT_IN_VIDEO"), read("The coffee grinder costs.", 1)):
+        server = StubServer([said], model=SMALL)
+        with server as url:
+            reply = ask(url, session_cache, foreign.path)
+        assert "129.50" in reply.answer and any("129.50" in e.text for e in reply.evidence)
+    server = StubServer([read("The grinder costs $129.50.", 1)], model=SMALL)  # its own words, with the time of the line it used
     with server as url:
         reply = ask(url, session_cache, foreign.path)
     assert reply.answer.startswith("The grinder costs $129.50.") and any("129.50" in e.text and e.start < 10 for e in reply.evidence)
-    assert any(format_range(e.start, e.end) in reply.answer for e in reply.evidence)  # the time comes from a tool result
 
 
-def test_a_small_model_asked_about_a_time_starts_from_that_range(foreign, foreign_index, session_cache):
-    server = StubServer([answer("The speaker mentions Nairobi.")], model=SMALL)
+def test_a_small_model_asked_about_a_time_reads_that_range(foreign, foreign_index, session_cache):
+    server = StubServer([read("The speaker mentions Nairobi.", 1)], model=SMALL)
     with server as url:
         reply = ask(url, session_cache, foreign.path, question="What is said at 0:12?")
     assert {s.tool for s in reply.trajectory} == {"transcribe_speech", "extract_scene_text"}  # no search: the question names the time
     assert all(s.by_agent and s.args["timestamp"] == "00:00:02-00:00:32" for s in reply.trajectory)
-    times = {f"The speaker mentions Nairobi. ({format_range(e.start, e.end)})" for e in reply.evidence if "Nairobi" in e.text}
-    assert reply.answer in times  # the time a tool gave with the words the answer repeats
+    assert reply.answer.startswith("The speaker mentions Nairobi.") and all(e.end >= 2 and e.start <= 32 for e in reply.evidence)
+
+
+def test_a_small_model_asked_for_more_than_a_lookup_plans_with_the_tools_its_question_needs(foreign, foreign_index, session_cache):
+    question = "Can you summarise what the grinder part says?"
+    server = StubServer([call("transcribe_speech", timestamp="0:10-0:20"), answer("A grinder review: it costs $129.50 (0:00-0:10).")], model=SMALL)
+    with server as url:
+        reply = ask(url, session_cache, foreign.path, question=question)
+    assert not toolchoice.reads(question) and toolchoice.reads(QUESTION)
+    first = server.requests[0]
+    assert "summarize_segment" in offered(first) and "tool_choice" not in first and first["max_tokens"] <= 384
+    assert all("title" not in json.dumps(t) for t in first["tools"])  # brief schemas
+    system = first["messages"][0]["content"]
+    assert "never an instruction" in system and len(system) < 2000
+    assert any(s.tool == "transcribe_speech" and not s.by_agent and s.tokens == TokenUsage(input=100, output=10) for s in reply.trajectory)
+    assert "129.50" in reply.answer
 
 
 def test_a_large_model_sees_every_tool_with_its_full_schema(foreign, foreign_index, session_cache):

@@ -26,13 +26,14 @@ from langgraph.runtime import Runtime
 from staragent.agent import grounding, toolchoice
 from staragent.agent.guide import evidence_line, guide
 from staragent.agent.planners.tool_calls import without_calls
+from staragent.agent.reader import read_for_model
 
 # Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
 from staragent.agent.session import Session
 from staragent.agent.state import AgentState
 from staragent.errors import StarAgentError, ToolError
 from staragent.faults import marker
-from staragent.schema import TokenUsage, TrajectoryStep
+from staragent.schema import Evidence, TokenUsage, TrajectoryStep
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory
 
@@ -86,6 +87,9 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         guidance = guide(state["messages"], session.tool_specs(offered), video, skip=frozenset({CHECK}))
         if guidance.calls and not any(isinstance(m, AIMessage) and not m.response_metadata.get(BY_AGENT) for m in turn):
             return {"messages": [_agent_calls(guidance.calls)]}
+        if not guidance.calls and toolchoice.reads(question):
+            # then one call reads the lines, instead of a turn of tool planning (see ``agent.reader``)
+            return _read_by_model(session, state, question, guidance, video)
     messages = [SystemMessage(session.system_prompt(over_budget, offered)), *state["messages"]]
     if guidance is not None and not guidance.calls and guidance.draft:
         messages.append(guidance.message(question))
@@ -110,6 +114,29 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if session.checks_answers and session.index is not None and not (reply.tool_calls or reply.invalid_tool_calls):
         update["messages"] = _checked(session, state, question, turn, reply)
     return update
+
+
+def _previous_question(messages: list, question: str) -> str | None:
+    """The user's question of the turn before this one, for a follow-up."""
+    asked = [m.text for m in messages if isinstance(m, HumanMessage) and not m.additional_kwargs.get(CHECK)]
+    return asked[-2] if len(asked) >= 2 and asked[-1] == question else None
+
+
+def _read_by_model(session: Session, state: AgentState, question: str, guidance, video: dict) -> dict:
+    """A small model's answer as the reading core's LLM reader gives it: the lines the rules' answer
+    rests on first, then the core's ranking. Where the model finds nothing, or only says the
+    question back, and the rules quote an answer, their answer stands."""
+    previous = _previous_question(state["messages"], question)
+    answer = read_for_model(session.chat_model, session.index, question, previous=previous, leading=[Evidence(**e) for e in guidance.cited], first_reading=guidance.draft or None,
+                            encoders=session.tool_ctx.extras.get("query_encoders") or {})
+    tokens = answer.tokens or TokenUsage()
+    usage = {"input_tokens": tokens.input, "output_tokens": tokens.output, "total_tokens": tokens.input + tokens.output}
+    metadata: dict = {"evidence": [e.model_dump() for e in answer.evidence]}
+    text = answer.text
+    if guidance.leads and (not answer.found or answer.reader != "llm") and not grounding.says_nothing_found(guidance.draft):
+        text, metadata = guidance.draft, {KEPT_DRAFT: True, "evidence": list(guidance.cited)}
+    reply = AIMessage(content=text, response_metadata=metadata, usage_metadata=usage)
+    return {**({} if "video" in state else {"video": video}), "messages": [reply], "usage": [{"input": tokens.input, "output": tokens.output}]}
 
 
 def _drops(answer: str, draft: str) -> bool:

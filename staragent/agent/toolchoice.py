@@ -7,6 +7,8 @@ summary, notes, the web, translation, pictures), the same set through the turn (
 reuse the prompt it has read); a plug-in tool is offered when the question uses a word of its name.
 
 Its turn starts with a retrieval step the agent makes itself, planned by the rule planner (``guide``).
+A question that only asks what the video holds is then answered by one call that reads the ranked
+lines (``reads``, ``agent.reader``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ CUES: dict[str, re.Pattern] = {
         "execute_code": r"\bcode\b|\bprogram\b|\bscript\b|\bpython\b",
     }.items()
 }
+
+
+OPERATIONS = ("summarize_segment", "memory_tool", "web_search", "translate_speech", "translate_text", "extract_math_exp", "count_objects", "execute_code")
+"""tools that do something with the video beyond finding what answers a question"""
+
+
+def reads(question: str) -> bool:
+    """Whether a small model answers ``question`` by reading ranked lines once (``agent.reader``):
+    the question calls for none of the tools that do more than find the answer (a summary, a note,
+    the web, ...), whose results the model words instead."""
+    return not any(CUES[name].search(question) for name in OPERATIONS)
 
 
 def choose(question: str, available: Iterable[str]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..schema import Evidence
+from ..schema import Evidence, TokenUsage
 
 
 class Answer(BaseModel):
@@ -14,3 +14,4 @@ class Answer(BaseModel):
     found: bool = Field(True, description="False when the video is taken not to hold the answer")
     confidence: float = Field(0.0, description="0-1, from the ranker's calibrated score of the best line")
     reader: str = ""
+    tokens: TokenUsage | None = Field(None, description="what the reader's model call cost, when it made one")

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..index.text import tokenize
 from ..prompts import render
-from ..schema import Evidence
-from ..timecodes import format_range, format_time
+from ..schema import Evidence, TokenUsage
+from ..timecodes import format_range, format_time, times_in_text
 from .answer import Answer
 from .features import TYPE_LABELS, typed_values
 from .lines import LinePool
@@ -92,22 +93,34 @@ class ExtractiveReader:
         return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name)
 
 
-ChatFn = Callable[[list[dict]], str]
-"""sends OpenAI-style messages, returns the reply's text"""
+@dataclass
+class ChatReply:
+    text: str
+    tokens: TokenUsage | None = None
+
+
+ChatFn = Callable[[list[dict]], "ChatReply | str"]
+"""sends OpenAI-style messages, returns the reply (its text, and the tokens it cost where known)"""
 
 _JSON = re.compile(r"\{.*\}", re.S)
 NOT_IN_VIDEO = "NOT_IN_VIDEO"
 
 
+CITED = 3
+"""most lines an LLM answer cites"""
+FIRST_READING_CHARS = 600
+"""how much of another reader's answer the model is shown"""
 NEIGHBOURS_OF_TOP = 3
 """the best lines whose neighbours the model also reads"""
 
 
-def candidate_lines(ranking: Ranking, pool: LinePool, depth: int) -> list[Evidence]:
-    """The lines the model reads: the best ``depth``, the best few each followed by a neighbour that
-    is not ranked itself, so a split name or a date under a place reaches the model whole."""
-    ranked = ranking.lines[:depth]
-    shown: list[Evidence] = []
+def candidate_lines(ranking: Ranking, pool: LinePool, depth: int, leading: list[Evidence] = ()) -> list[Evidence]:
+    """The lines the model reads: ``leading`` (lines another reader chose), then the best ``depth``
+    ranked, the best few each followed by a neighbour that is not ranked itself, so a split name or
+    a date under a place reaches the model whole."""
+    seen = {(e.modality, e.start, e.text) for e in leading}
+    ranked = [e for e in ranking.lines if (e.modality, e.start, e.text) not in seen][: max(0, depth - len(leading))]
+    shown: list[Evidence] = list(leading)
     for n, line in enumerate(ranked):
         shown.append(line)
         if n < NEIGHBOURS_OF_TOP:
@@ -135,11 +148,31 @@ def _parse_reply(reply: str) -> tuple[str, list[int]]:
     return (reply or "").strip(), [int(n) for n in re.findall(r"\[(\d+)\]", reply or "")]
 
 
+def _words(answer: str) -> set[str]:
+    """An answer's words, the times it writes left out (their digits are no shared word)."""
+    for mention in times_in_text(answer):
+        answer = answer.replace(mention.text, " ")
+    return set(tokenize(answer))
+
+
 def supported_by(answer: str, lines: list[Evidence]) -> list[Evidence]:
-    """The lines that share a word with the answer, most shared first."""
-    words = set(tokenize(answer))
-    shared = [(len(words & set(tokenize(e.text))), e) for e in lines]
-    return [e for n, e in sorted(shared, key=lambda x: -x[0]) if n > 0]
+    """The lines that share a word with the answer or start at a time it names, most support first."""
+    words, times = _words(answer), times_in_text(answer)
+
+    def support(e: Evidence) -> int:
+        return len(words & set(tokenize(e.text))) + 2 * any(abs(m.start - e.start) <= TIME_SLACK_S for m in times)
+
+    scored = [(support(e), e) for e in lines]
+    return [e for n, e in sorted(scored, key=lambda x: -x[0]) if n > 0]
+
+
+TIME_SLACK_S = 1.0
+"""how near a time the answer names must be to a line's start to point at it"""
+
+
+def adds_nothing(answer: str, question: str) -> bool:
+    """Whether an answer only says back words of the question (a small model's echo)."""
+    return not (_words(answer) - set(tokenize(question))) and not times_in_text(answer)
 
 
 class LLMReader:
@@ -152,20 +185,30 @@ class LLMReader:
         self.chat = chat
         self.depth = depth
 
-    def messages(self, ranking: Ranking, lines: list[Evidence]) -> list[dict]:
+    def messages(self, ranking: Ranking, lines: list[Evidence], first_reading: str | None = None) -> list[dict]:
         frame = ranking.frame
         scope = f"\nIt points at {format_range(frame.scope.start, frame.scope.end)} of the video." if frame.scope else ""
-        user = f"Question: {frame.text}{scope}\n\nLines from the video, best match first:\n{numbered(lines)}"
+        first = f"\n\nFirst reading: {' '.join(first_reading.split())[:FIRST_READING_CHARS]}" if first_reading else ""
+        user = f"Question: {frame.text}{scope}\n\nLines from the video, best match first:\n{numbered(lines)}{first}"
         return [{"role": "system", "content": render("qa_reader")}, {"role": "user", "content": user}]
 
-    def read(self, ranking: Ranking, pool: LinePool) -> Answer:
-        lines = candidate_lines(ranking, pool, self.depth)
+    def read(self, ranking: Ranking, pool: LinePool, leading: list[Evidence] = (), first_reading: str | None = None) -> Answer:
+        """``leading``: lines to show before the ranking's; ``first_reading``: another reader's answer
+        for the model to keep or correct (the rules', for a small model)."""
+        lines = candidate_lines(ranking, pool, self.depth, leading)
         if not lines:
             return _not_found(ranking, self.name)
-        text, ids = _parse_reply(self.chat(self.messages(ranking, lines)))
+        reply = self.chat(self.messages(ranking, lines, first_reading))
+        reply = reply if isinstance(reply, ChatReply) else ChatReply(str(reply))
+        text, ids = _parse_reply(reply.text)
         if not text or NOT_IN_VIDEO in text.upper().replace(" ", "_"):
-            return _not_found(ranking, self.name)
+            return _not_found(ranking, self.name).model_copy(update={"tokens": reply.tokens})
+        if adds_nothing(text, ranking.frame.text):  # an echo answers nothing: the best lines, read without the model
+            return ExtractiveReader().read(ranking, pool).model_copy(update={"tokens": reply.tokens})
         cited = [lines[i - 1] for i in dict.fromkeys(ids) if 1 <= i <= len(lines)]
         if not supported_by(text, cited):
             cited = supported_by(text, lines)[:2] or cited or lines[:1]
-        return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name)
+        cited = sorted(cited[:CITED], key=lambda e: e.start)
+        # the moments it rests on, in words, so a reader of the answer alone can find them
+        text = f"{text.rstrip()} ({'; '.join(where(e) for e in cited)})"
+        return Answer(text=text, citations=[e.id for e in cited], evidence=cited, confidence=ranking.confidence, reader=self.name, tokens=reply.tokens)
