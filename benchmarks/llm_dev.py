@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     if "llm" in results and (copied := same_answers(run_dir("llm", args.dataset), run_dir("rules", args.dataset))) is not None:
         results["llm"]["answers_as_the_rules_drafted"] = copied
     command = "python benchmarks/llm_dev.py" + ("" if dev else f" --dataset {args.dataset}") + (f" --limit {args.limit}" if args.limit else "")
-    print(save(stem, {"command": command, "dataset": str(args.dataset.name), "runs": results}))
+    notes = json.loads(previous.read_text()).get("notes", []) if previous.is_file() else []  # written by hand: kept, to be revised
+    print(save(stem, {"command": command, "dataset": str(args.dataset.name), "runs": results, **({"notes": notes} if notes else {})}))
     import report
 
     report.main()
