@@ -38,6 +38,11 @@ class TokenUsage(BaseModel):
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(input=self.input + other.input, output=self.output + other.output)
 
+    @classmethod
+    def of(cls, usage_metadata: dict | None) -> TokenUsage | None:
+        """The tokens a LangChain message's ``usage_metadata`` reports; None when it reports none."""
+        return cls(input=usage_metadata.get("input_tokens", 0), output=usage_metadata.get("output_tokens", 0)) if usage_metadata else None
+
 
 class TrajectoryStep(BaseModel):
     """One tool call the agent made."""

@@ -66,12 +66,16 @@ CHECK = "staragent_check"
 """``additional_kwargs`` flag of the user-role messages the graph writes itself (an answer sent back)"""
 
 
+def _asked(m) -> bool:
+    """Whether ``m`` is a question of the user's own (not an answer the graph sent back)."""
+    return isinstance(m, HumanMessage) and not m.additional_kwargs.get(CHECK)
+
+
 def _turn(messages: list) -> tuple[str, list]:
     """The question of the current turn (the user's last own message) and the messages after it."""
     for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if isinstance(m, HumanMessage) and not m.additional_kwargs.get(CHECK):
-            return m.text, messages[i + 1 :]
+        if _asked(messages[i]):
+            return messages[i].text, messages[i + 1 :]
     return "", list(messages)
 
 
@@ -118,7 +122,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 def _previous_question(messages: list, question: str) -> str | None:
     """The user's question of the turn before this one, for a follow-up."""
-    asked = [m.text for m in messages if isinstance(m, HumanMessage) and not m.additional_kwargs.get(CHECK)]
+    asked = [m.text for m in messages if _asked(m)]
     return asked[-2] if len(asked) >= 2 and asked[-1] == question else None
 
 
@@ -231,7 +235,7 @@ def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     messages, trajectory, evidence, remembered = [], [], [], {}
     chose = state["messages"][-1]
     usage = chose.usage_metadata or {}
-    tokens = TokenUsage(input=usage.get("input_tokens", 0), output=usage.get("output_tokens", 0)) if usage else None
+    tokens = TokenUsage.of(usage)
     by_agent = bool(chose.response_metadata.get(BY_AGENT))
     for call in chose.tool_calls:
         write({"event": "tool_started", "id": call["id"], "tool": call["name"], "args": call["args"]})

@@ -25,6 +25,11 @@ HEADING_GAP = 2.5
 """how far above a line, in its own heights, a heading may stand"""
 
 
+def _key(e: Evidence) -> tuple:
+    """What makes two pieces of evidence the same line, whoever produced them."""
+    return e.modality, round(e.start, 1), " ".join(e.text.split())
+
+
 @dataclass
 class LinePool:
     lines: list[Evidence]
@@ -40,6 +45,13 @@ class LinePool:
 
     def context(self, line: Evidence) -> list[Evidence]:
         return [self.by_id[i] for i in self.neighbours.get(line.id, []) if i in self.by_id]
+
+    def own(self, evidence: list[Evidence]) -> list[Evidence]:
+        """Evidence from elsewhere (a tool's result) as this pool's own lines, with their ids and
+        headings, where the pool holds them; the rest keep their text under a fresh id."""
+        by_key = {_key(e): e for e in self.lines}
+        found = [by_key.get(_key(e)) or e.model_copy(update={"id": e.id or f"t{n}"}) for n, e in enumerate(evidence, 1)]
+        return list({e.id: e for e in found}.values())
 
     @functools.cached_property
     def texts(self) -> dict[int, str]:

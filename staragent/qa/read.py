@@ -118,8 +118,8 @@ def candidate_lines(ranking: Ranking, pool: LinePool, depth: int, leading: list[
     """The lines the model reads: ``leading`` (lines another reader chose), then the best ``depth``
     ranked, the best few each followed by a neighbour that is not ranked itself, so a split name or
     a date under a place reaches the model whole."""
-    seen = {(e.modality, e.start, e.text) for e in leading}
-    ranked = [e for e in ranking.lines if (e.modality, e.start, e.text) not in seen][: max(0, depth - len(leading))]
+    seen = {e.id for e in leading}
+    ranked = [e for e in ranking.lines if e.id not in seen][: max(0, depth - len(leading))]
     shown: list[Evidence] = list(leading)
     for n, line in enumerate(ranked):
         shown.append(line)
@@ -181,9 +181,13 @@ class LLMReader:
 
     name = "llm"
 
-    def __init__(self, chat: ChatFn, depth: int = 12):
+    def __init__(self, chat: ChatFn, depth: int = 12, leading: list[Evidence] = (), first_reading: str | None = None):
+        """``leading``: lines to show before the ranking's; ``first_reading``: another reader's answer
+        for the model to keep or correct (the rules', for a small model). Both belong to one question."""
         self.chat = chat
         self.depth = depth
+        self.leading = list(leading)
+        self.first_reading = first_reading
 
     def messages(self, ranking: Ranking, lines: list[Evidence], first_reading: str | None = None) -> list[dict]:
         frame = ranking.frame
@@ -192,13 +196,11 @@ class LLMReader:
         user = f"Question: {frame.text}{scope}\n\nLines from the video, best match first:\n{numbered(lines)}{first}"
         return [{"role": "system", "content": render("qa_reader")}, {"role": "user", "content": user}]
 
-    def read(self, ranking: Ranking, pool: LinePool, leading: list[Evidence] = (), first_reading: str | None = None) -> Answer:
-        """``leading``: lines to show before the ranking's; ``first_reading``: another reader's answer
-        for the model to keep or correct (the rules', for a small model)."""
-        lines = candidate_lines(ranking, pool, self.depth, leading)
+    def read(self, ranking: Ranking, pool: LinePool) -> Answer:
+        lines = candidate_lines(ranking, pool, self.depth, pool.own(self.leading))
         if not lines:
             return _not_found(ranking, self.name)
-        reply = self.chat(self.messages(ranking, lines, first_reading))
+        reply = self.chat(self.messages(ranking, lines, self.first_reading))
         reply = reply if isinstance(reply, ChatReply) else ChatReply(str(reply))
         text, ids = _parse_reply(reply.text)
         if not text or NOT_IN_VIDEO in text.upper().replace(" ", "_"):
