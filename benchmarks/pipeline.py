@@ -139,6 +139,10 @@ def main(minutes: float = 60.0) -> dict:
     cache = WORK / "cache"
     indexed = index_once(video, cache)
     print(f"index {indexed['seconds']:.1f} s, peak {indexed['peak_rss_mb']:.0f} MB", flush=True)
+    # what the coarse picture labels cost: the same fresh index without that stage, in the same run
+    without_pictures = index_once(video, WORK / "cache-no-pictures", picture_labels="never")
+    shutil.rmtree(WORK / "cache-no-pictures", ignore_errors=True)
+    print(f"index without picture labels {without_pictures['seconds']:.1f} s", flush=True)
     load = os.getloadavg()[0]
     timings = latencies(video, cache)
     asr = speech_recognition(video, cache)
@@ -151,6 +155,7 @@ def main(minutes: float = 60.0) -> dict:
         "index_x_realtime": duration / indexed["seconds"],
         "floor_x_realtime": duration / floor["total_seconds"],
         "index_over_floor": indexed["seconds"] / floor["total_seconds"],
+        "index_without_pictures": {k: without_pictures[k] for k in ("seconds", "cpu_seconds")},
         "load_average": round(load, 1),
         "speech_recognition": {**asr, "x_realtime": duration / asr["seconds"] if asr["seconds"] else None},
         **timings,

@@ -27,6 +27,7 @@ def pipeline_section(data: dict) -> list[str]:
         f"| decode floor (PyAV: same frames + audio, nothing else) | {_f(floor['total_seconds'], 1)} s = {_f(data['floor_x_realtime'], 1)}× real time |",
         f"| index time / decode floor | **{_f(data['index_over_floor'])}** |",
         *([f"| CPU time: index / decode floor | {_f(idx['cpu_seconds'], 0)} s / {_f(floor['cpu_seconds'], 0)} s |"] if "cpu_seconds" in idx else []),
+        *([_pictures_row(idx, data["index_without_pictures"])] if data.get("index_without_pictures") else []),
         *([f"| machine load (1-minute load average after indexing, {m['cores']} cores) | {_f(data['load_average'], 1)} |"] if "load_average" in data else []),
         *([_speech_row(data["speech_recognition"])] if data.get("speech_recognition") else []),
         f"| peak memory of the indexing process (max RSS) | {_f(idx['peak_rss_mb'], 0)} MB |",
@@ -47,6 +48,13 @@ def pipeline_section(data: dict) -> list[str]:
         info = ", ".join(f"{k}={v}" for k, v in idx["info"].get(stage, {}).items())
         lines.append(f"| {stage} | {_f(seconds, 1)} | {info} |")
     return lines + [""]
+
+
+def _pictures_row(idx: dict, without: dict) -> str:
+    added = idx["seconds"] / without["seconds"] - 1
+    cpu = f"; CPU {_f(without['cpu_seconds'], 0)} s → {_f(idx['cpu_seconds'], 0)} s" if "cpu_seconds" in without else ""
+    return (f"| the picture labels stage's cost: the same fresh index without it, in the same run | {_f(without['seconds'], 1)} s → "
+            f"{_f(idx['seconds'], 1)} s = **{added:+.1%}** of index time{cpu} |")
 
 
 def _speech_row(asr: dict) -> str:

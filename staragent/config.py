@@ -81,6 +81,9 @@ class IndexSettings(BaseModel):
     ocr_detect_width: int = Field(960, ge=160, description="frames are downscaled to this width for text detection (recognition reads the full frame)")
     ocr_min_score: float = Field(0.5, ge=0, le=1)
     ocr_min_height: int = Field(720, ge=0, description="text from frames less tall than this is enlarged before it is read (small text loses its spaces)")
+    picture_labels: Literal["auto", "always", "never"] = Field(
+        "auto", description="label keyframes with the coarse object classifier and count faces: auto = when no SigLIP model can run"
+    )
     acoustic_window: float = Field(0.5, gt=0, description="seconds per acoustic-statistics window")
     subtitles: bool = Field(True, description="use sidecar or embedded subtitles for speech when present")
     require_audio: bool = Field(
@@ -142,6 +145,12 @@ class ModelSettings(BaseModel):
     audio_tag_threshold: float = Field(0.25, ge=0, le=1, description="lowest sigmoid score kept as a sound label")
     audio_tag_top_k: int = Field(5, ge=1, description="most labels kept per window")
     audio_tag_batch_size: int = Field(16, ge=1)
+
+    picture_labels: str | None = Field(None, description="efficientnet-lite (the bundled ImageNet classifier and dlib's face detector) | none")
+    picture_label_threshold: float = Field(
+        0.8, gt=0, le=1, description="summed class probability a picture label needs to be stated (set on the dev media: docs/models.md)"
+    )
+    face_threshold: float = Field(0.5, description="dlib HOG detection score a face needs to be counted (set on the dev media)")
 
     text_embedder: str | None = Field(None, description="e5 (the bundled multilingual-e5-small pack) | none: dense text search beside BM25")
 

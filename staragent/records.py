@@ -69,6 +69,26 @@ class SoundEvent(BaseModel):
     score: float = Field(description="the tagger's highest confidence (0-1) over those windows")
 
 
+class PictureEvent(BaseModel):
+    """What a coarse picture model saw over consecutive keyframes: an object class (an ImageNet
+    classifier's label, summed up WordNet's hierarchy) or a number of faces."""
+
+    start: float
+    end: float
+    kind: str = Field(description="object | faces")
+    label: str = Field(description="the class's name, or 'N faces'")
+    description: str = Field("", description="the class's names and the kinds above it")
+    score: float = Field(description="the classifier's summed probability, or the best face detection score, over those keyframes")
+    count: int = Field(0, description="faces: how many, in every keyframe of the span")
+
+    def text(self) -> str:
+        """The event as evidence, saying which model saw it and how sure it was."""
+        if self.kind == "faces":
+            people = "a person" if self.count == 1 else f"{self.count} people"
+            return f"{self.label} on screen ({people}), found by a face detector"
+        return f"{self.description}: seen by a coarse object classifier, {self.score:.0%} sure"
+
+
 # Words people use for what the acoustic labels measure, so that lexical search finds "beep".
 LABEL_WORDS = {
     "tone": "tone beep whistle tonal",
@@ -108,6 +128,7 @@ class Segment(BaseModel):
     keyframes: list[int] = Field(default_factory=list)
     audio: AudioSummary = Field(default_factory=AudioSummary)
     caption: str | None = None
+    pictures: list[str] = Field(default_factory=list, description="what the coarse picture models saw (``PictureEvent.text``)")
     embedding_rows: dict[str, list[int]] = Field(default_factory=dict, description="modality -> row ids in its FAISS store")
 
     @property

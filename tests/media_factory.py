@@ -478,3 +478,33 @@ def credits_roll_video(path: Path, speed: float = 70.0, spacing: int = 36) -> tu
     ]
     slide = Slide(seconds, [], (70, 50, 30), animate=draw_overlays(overlays))
     return make_video(path, [slide], subtitles=None, audio=False), overlays
+
+
+def _photo(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """An RGB (or grey) photo resized to ``size`` as BGR."""
+    import cv2
+
+    rgb = image if image.ndim == 3 else np.stack([image] * 3, -1)
+    return cv2.resize(np.ascontiguousarray(rgb[..., :3][..., ::-1]), size, interpolation=cv2.INTER_AREA)
+
+
+def photo_album_video(path: Path, seconds: float = 6.0) -> tuple[ForeignVideo, dict[str, tuple[float, float]]]:
+    """scikit-image's sample photos, one per shot: the coffee cup, the cat, two astronauts side by
+    side, a brick wall. Returns the video and each shot's span by name."""
+    from skimage import data
+
+    width, height = 640, 360
+    astronaut = _photo(data.astronaut()[:, 28:484], (width // 2, height))  # cropped to the half's shape, not squeezed
+    shots = {
+        "coffee": _photo(data.coffee(), (width, height)),
+        "cat": _photo(data.chelsea(), (width, height)),
+        "two astronauts": np.concatenate([astronaut, astronaut], axis=1),
+        "bricks": _photo(data.brick(), (width, height)),
+    }
+
+    def painter(image: np.ndarray):
+        return lambda frame: frame.__setitem__(Ellipsis, image)
+
+    slides = [Slide(seconds, [], painter=painter(image)) for image in shots.values()]
+    video = make_video(path, slides, subtitles=None, audio=False, codec="libx264")
+    return video, {name: video.slide_span(i) for i, name in enumerate(shots)}

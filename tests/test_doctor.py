@@ -25,12 +25,13 @@ def test_offline_is_ready_and_names_what_the_local_profile_would_need(tmp_path):
     assert all(r["available"] for r in rows.values() if r["selected"])
     assert {k for k, r in rows.items() if r["selected"]} == {
         ("vad", "silero"), ("asr", "faster-whisper"), ("ocr", "rapidocr"), ("audio_tagger", "yamnet"), ("text_embedder", "e5"),
-        ("acoustics", "statistics"), ("planner", "rules"),
+        ("picture_labels", "efficientnet-lite"), ("acoustics", "statistics"), ("planner", "rules"),
     }
     assert rows[("asr", "faster-whisper")]["model"] == "base" and "model pack whisper-base" in rows[("asr", "faster-whisper")]["detail"]
     packs = {p["pack"]: p for p in json.loads(out)["packs"]}
     assert packs["whisper-base"]["serves"] == ["asr / faster-whisper (in use)"] and packs["yamnet"]["serves"] == ["audio_tagger / yamnet (in use)"]
     assert packs["whisper-tiny.en"]["serves"] == ["asr / faster-whisper with models.asr_model = tiny.en"]
+    assert packs["efficientnet-lite0"]["serves"] == ["picture_labels / efficientnet-lite (in use)"] and "Apache-2.0" in packs["efficientnet-lite0"]["licence"]
     chat = {"qwen2.5-coder-1.5b-instruct": "llm", "qwen2.5-coder-0.5b-instruct": "llm-small"}  # extras, not the default install
     assert all(p["installed"] and p["problem"] is None and p["size_mb"] > 10 and p["licence"] for name, p in packs.items() if name not in chat)
     for name, extra in chat.items():  # installed, or named with the extra that installs it

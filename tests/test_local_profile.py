@@ -164,7 +164,10 @@ def test_recorded_tool_calls_drive_the_graph_through_the_chat_template(local_bui
 
 def test_an_offline_index_records_its_bundled_backends(foreign_index):
     # speech came from the sidecar subtitles, so no recogniser is named
-    assert foreign_index.manifest.models == {"ocr": "rapidocr:pp-ocr", "audio_tagger": "yamnet:yamnet", "text_embedder": "e5:multilingual-e5-small"}
+    assert foreign_index.manifest.models == {
+        "ocr": "rapidocr:pp-ocr", "audio_tagger": "yamnet:yamnet", "text_embedder": "e5:multilingual-e5-small",
+        "picture_labels": "efficientnet-lite:efficientnet-lite0",
+    }
     assert "visual" not in foreign_index.vector_modalities() and {"speech", "ocr"} <= set(foreign_index.vector_modalities())
     assert foreign_index.stage_info("audio_tags")["backend"] == "yamnet"
 
@@ -293,3 +296,16 @@ def test_transcribe_speech_listens_again_with_the_refinement_recogniser(local_bu
     assert index.stage_info("speech")["source"] == f"faster-whisper:{tiny.whisper}"
     assert done.source == f"faster-whisper:{large}" and done.lines
     assert all(10.0 <= line.start <= line.end <= 15.0 for line in done.lines)
+
+
+def test_without_siglip_weights_the_coarse_picture_labels_stand_in(local_build, tiny, foreign, tmp_path):
+    index, _, _, cache = local_build
+    assert index.stage_info("pictures")["backend"] == "none" and not index.pictures  # SigLIP looks at the pictures here
+    copy = tmp_path / "cache"
+    shutil.copytree(cache, copy)
+    settings = local_settings(tiny, copy)
+    settings.models = settings.models.model_copy(update={"vision_model": str(tmp_path / "siglip-missing")})
+    index = build_index(foreign.path, settings)
+    assert index.stage_info("vectors") == {"stores": []} or index.vectors("visual") is None
+    assert index.manifest.models["picture_labels"] == "efficientnet-lite:efficientnet-lite0"
+    assert index.stage_info("pictures")["pictures"] == len({k.file for k in index.keyframes})

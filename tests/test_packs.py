@@ -86,7 +86,7 @@ def test_an_assembled_file_that_lost_bytes_is_assembled_again(fake_packages, tmp
 
 def test_every_bundled_pack_checks_its_weights():
     for pack in PACKS.values():
-        weights = [f for f in pack.files if f.name.endswith((".bin", ".onnx", ".data", ".gguf"))]
+        weights = [f for f in pack.files if f.name.endswith((".bin", ".onnx", ".data", ".gguf", ".pth"))]
         assert weights and all(f.sha256 and len(f.sha256) == 64 and f.size for f in weights), pack.name
         modules = {p.module for f in pack.files for p in f.parts}
         assert modules == {m for m, _ in pack.packages} and all("==" in req for _, req in pack.packages), pack.name

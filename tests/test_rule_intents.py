@@ -75,10 +75,25 @@ def test_translating_on_screen_text_reads_then_translates():
     assert [e["text"] for e in final.response_metadata["evidence"]] == ["Sortie de secours"]
 
 
-def test_without_a_counting_tool_the_planner_says_so():
+def test_without_a_counting_tool_the_planner_looks_at_the_picture_labels_then_says_so():
     planner = RulePlanner().bind_tools([{"function": {"name": "cross_modal_search"}}])
-    final = planner.invoke([HumanMessage("How many cars can be seen between 1:00 and 1:30?")])
-    assert not final.tool_calls and "I cannot count cars here" in final.content and "no object detector" in final.content
+    messages = [HumanMessage("How many cars can be seen between 1:00 and 1:30?")]
+    first = planner.invoke(messages)
+    assert [(c["name"], c["args"]["modalities"]) for c in first.tool_calls] == [("cross_modal_search", ["visual"])]
+    messages += [first, _reply(first.tool_calls[0], {"query": "cars", "results": []})]
+    final = planner.invoke(messages)
+    assert not final.tool_calls and "cannot count cars" in final.content and "no object detector" in final.content
+
+
+def test_without_a_counting_tool_what_the_face_detector_saw_is_given():
+    planner = RulePlanner().bind_tools([{"function": {"name": "cross_modal_search"}}])
+    messages = [HumanMessage("How many people are on screen?")]
+    first = planner.invoke(messages)
+    faces = Evidence(start=12, end=18, modality="visual", text="2 faces on screen (2 people), found by a face detector", source="search")
+    messages += [first, _reply(first.tool_calls[0], {"query": "people", "results": [{"start": 12, "end": 18}]}, [faces])]
+    final = planner.invoke(messages)
+    assert "2 faces" in final.content and "detector" in final.content
+    assert [e["start"] for e in final.response_metadata["evidence"]] == [12]
 
 
 # ------------------------------------------------------------------ end to end on the generated lecture

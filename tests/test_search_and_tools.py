@@ -34,7 +34,7 @@ def test_search_finds_on_screen_and_spoken_facts(foreign, foreign_index):
 
 def test_search_reports_what_it_could_not_search(foreign_index):
     result = cross_modal_search(foreign_index, "grinder", modalities=["visual", "ocr"])
-    assert "visual" in result.unavailable and "offline" in result.unavailable["visual"]
+    assert "visual" in result.unavailable and "image embeddings" in result.unavailable["visual"]
     assert result.searched == ["ocr"]
 
 

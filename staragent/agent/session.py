@@ -48,6 +48,9 @@ class Session:
             parts.append("The video has no audio track.")
         if "visual" in self.tool_ctx.extras.get("query_encoders", {}):
             parts.append("Keyframes are embedded, so pictures can be searched by description.")
+        elif index.pictures:
+            parts.append("Keyframes were labelled by a coarse ImageNet object classifier and faces were counted; "
+                         "nothing sees colours, clothing or actions.")
         else:
             parts.append("Nothing here understands the pictures themselves beyond their text.")
         if index.stage_info("audio_tags").get("backend", "none") != "none":
@@ -103,7 +106,7 @@ def open_session(
     if chat_model is None:
         options = {}
         if settings.planner_backend == "rules":
-            options["offline_visual"] = "visual" not in encoders
+            options["sight"] = "embeddings" if "visual" in encoders else "labels" if index is not None and index.pictures else "none"
         chat_model = make_chat_model(settings, pool=pool, **options)
     from .planners.rules import RulePlanner
 

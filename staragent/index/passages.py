@@ -6,7 +6,8 @@ Speech is embedded a segment at a time (its lines together: a spoken sentence le
 neighbours, and a question often spans two lines). On-screen text is embedded a line at a time (the
 lines of a slide or a credits page are separate facts) and, where a segment shows several, all of
 them together too (a title card's name and date answer one question together). Captions go a
-segment at a time, sounds as each segment's labels together. On real media these units found more
+segment at a time, sounds as each segment's labels together, what the picture models saw one
+label at a time. On real media these units found more
 than lines alone or segments alone (docs/performance.md).
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from ..records import Segment
 
-DENSE_MODALITIES = ("speech", "ocr", "caption", "audio")
+DENSE_MODALITIES = ("speech", "ocr", "caption", "audio", "labels")
 UNITS = {"speech": "segment", "ocr": "both"}
 """how speech and on-screen text are cut into passages: ``line``, ``segment`` or ``both``"""
 
@@ -40,4 +41,6 @@ def passages(segments: list[Segment], units: dict[str, str] | None = None) -> di
             _add(out["caption"], seg.caption, seg.id)
         if seg.audio.tags:
             _add(out["audio"], "; ".join(seg.audio.tags), seg.id)
+        for seen in seg.pictures:
+            _add(out["labels"], seen, seg.id)
     return {m: list(found.items()) for m, found in out.items() if found}

@@ -137,25 +137,27 @@ def _rankings(index, query, modalities, encoders, depth, rrf_k: int, matched) ->
     qtokens = set(tokenize(query))
     unavailable: dict[str, str] = {}
     for m in modalities:
-        if m == "visual":
+        if m == "visual" and (index.vectors("visual") is not None or not index.pictures):
             if index.vectors("visual") is None:
-                unavailable[m] = "this index has no image embeddings (the offline profile has no visual semantics)"
+                unavailable[m] = "this index has no image embeddings (SigLIP, in the local profile) and no keyframe got a picture label"
             elif "visual" not in encoders:
                 unavailable[m] = "no text encoder for visual search is loaded"
             else:
                 rankings[m] = [(doc, 1.0) for doc, _ in _rank_visual(index, query, encoders["visual"], depth)]
             continue
-        lexical = index.lexical(m)
+        # without image embeddings, the pictures are searched through the labels the coarse models gave them
+        text = "labels" if m == "visual" else m
+        lexical = index.lexical(text)
         ranked = lexical.search(query, depth) if lexical is not None else []
-        dense = index.vectors(m) if m in encoders else None
+        dense = index.vectors(text) if text in encoders else None
         meaning: dict[int, float] = {}
         if dense is not None:
-            by_meaning, meaning = _rank_passages(index, m, query, encoders[m], depth, matched)
+            by_meaning, meaning = _rank_passages(index, text, query, encoders[text], depth, matched)
             ranked = _fuse({"bm25": ranked, "dense": by_meaning}, rrf_k)
         if lexical is None and dense is None:
             unavailable[m] = f"no {m} content was extracted from this video"
             continue
-        rankings[m] = _with_coverage(index, m, ranked, qtokens, meaning)
+        rankings[m] = _with_coverage(index, text, ranked, qtokens, meaning)
     return rankings, unavailable
 
 
@@ -174,7 +176,7 @@ def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: d
     dense search matched by meaning (a paraphrase shares no words)."""
     segments = [index.segments[i] for i in seg_ids]
     start, end = segments[0].start, segments[-1].end
-    by_meaning = {m: {matched[(m, s.id)] for s in segments if (m, s.id) in matched} for m in ("speech", "ocr", "caption", "audio")}
+    by_meaning = {m: {matched[(m, s.id)] for s in segments if (m, s.id) in matched} for m in ("speech", "ocr", "caption", "audio", "labels")}
 
     def meant(modality: str, text: str) -> bool:
         return any(text in passage for passage in by_meaning[modality])
@@ -203,8 +205,12 @@ def _evidence(index: VideoIndex, seg_ids: list[int], qtokens: set[str], ranks: d
         sounds = sorted(index.sounds_between(start, end), key=lambda e: -e.score)
         for sound in [e for e in sounds if overlap(qtokens, e.label) > 0 or meant("audio", e.label)][:3]:
             found.append(Evidence(start=sound.start, end=sound.end, modality="audio", text=sound.label, score=sound.score, source="search"))
-    if "visual" in ranks and not found:
-        found.append(Evidence(start=start, end=end, modality="visual", text="the picture matches the query", source="search"))
+    if "visual" in ranks:
+        seen = [e for e in index.pictures_between(start, end) if overlap(qtokens, e.text()) > 0 or meant("labels", e.text())]
+        for event in sorted(seen, key=lambda e: -e.score)[:3]:
+            found.append(Evidence(start=event.start, end=event.end, modality="visual", text=event.text(), score=event.score, source="search"))
+        if not found and index.vectors("visual") is not None:
+            found.append(Evidence(start=start, end=end, modality="visual", text="the picture matches the query", source="search"))
     return found
 
 

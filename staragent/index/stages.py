@@ -455,6 +455,105 @@ def run_frames(ctx: BuildContext) -> dict:
     return {"scenes": len(cuts) + 1, "content_cuts": len(content_cuts), "keyframes": len(keyframes), "keyframe_images": len({k.file for k in keyframes})}
 
 
+def _picture_params(ctx: BuildContext) -> dict:
+    """The coarse picture models run where nothing better looks at the pictures: by default when no
+    SigLIP model can run here (the offline profile, or the local one without its weights)."""
+    import importlib.util
+
+    wanted = ctx.settings.index.picture_labels
+    if wanted == "never" or (wanted == "auto" and stage_backend(ctx, "vision") != "none"):
+        return {"backend": "none"}
+    backend = stage_backend(ctx, "picture_labels")
+    if backend == "none":
+        return {"backend": "none"}
+    m = ctx.settings.models
+    return {
+        "backend": backend, "model": backend_model(ctx, "picture_labels", backend), "threshold": m.picture_label_threshold,
+        "faces": importlib.util.find_spec("dlib") is not None, "face_threshold": m.face_threshold,
+        **weights_revision(ctx, "picture_labels", backend),
+    }
+
+
+PICTURE_BATCH = 16
+"""keyframe pictures labelled per step (a step is also the unit of resumption)"""
+
+
+def run_pictures(ctx: BuildContext) -> dict:
+    """What the keyframes show, coarsely: the object classifier's label and the number of faces of
+    each distinct keyframe picture, merged over consecutive keyframes into spans
+    (``pictures.jsonl``). Nothing when the stage does not run here (``_picture_params``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    params = ctx.params.get("pictures") or _picture_params(ctx)
+    if params["backend"] == "none":
+        write_jsonl(ctx.path("pictures.jsonl"), [])
+        return {"backend": "none", "events": 0}
+    labeller = stage_expert(ctx, "picture_labels")
+    keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
+    files = sorted({k.file for k in keyframes})
+    batches = [files[i : i + PICTURE_BATCH] for i in range(0, len(files), PICTURE_BATCH)]
+
+    def read(k: int) -> tuple[list[np.ndarray], list[list[float]]]:
+        images = [read_keyframe(ctx.dir, f) for f in batches[k]]
+        return images, [[face.score for face in labeller.faces(image)] if params["faces"] else [] for image in images]
+
+    # the next batch is decoded and searched for faces on a thread of its own while this one is
+    # classified: JPEG decoding, dlib and onnxruntime all release the GIL
+    reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures-read")
+    upcoming: dict[int, Any] = {}
+
+    def look(k: int) -> list[dict]:
+        images, faces = (upcoming.pop(k, None) or reader.submit(read, k)).result()
+        if k + 1 < len(batches):
+            upcoming[k + 1] = reader.submit(read, k + 1)
+        return [
+            {"file": f, "label": found.label if found else None, "description": found.description if found else "",
+             "score": found.score if found else 0.0, "faces": scores}
+            for f, found, scores in zip(batches[k], labeller.label(images), faces)
+        ]
+
+    try:
+        seen = {row["file"]: row for rows in _checkpointed(ctx, "pictures", list(range(len(batches))), look, desc="pictures", unit="batch") for row in rows}
+    finally:
+        reader.shutdown(cancel_futures=True)
+    events = picture_events(keyframes, seen)
+    write_jsonl(ctx.path("pictures.jsonl"), [e.model_dump() for e in events])
+    seconds: dict[str, float] = {}
+    for e in events:
+        seconds[e.label] = seconds.get(e.label, 0.0) + e.end - e.start
+    top = {label: round(sec, 1) for label, sec in sorted(seconds.items(), key=lambda kv: -kv[1])[:8]}
+    return {"backend": labeller.name, "model": f"{params['backend']}:{params['model']}", "pictures": len(files),
+            "events": len(events), "faces": params["faces"], "top_label_seconds": top}
+
+
+def picture_events(keyframes: list[Keyframe], seen: dict[str, dict]):
+    """Consecutive keyframes with the same label (or the same number of faces) as one span, with
+    the best score over it."""
+    from ..records import PictureEvent
+
+    events: list[PictureEvent] = []
+    open_: dict[str, PictureEvent] = {}
+    for kf in sorted(keyframes, key=lambda k: k.time):
+        row = seen.get(kf.file, {})
+        faces = len(row.get("faces") or [])
+        now = {
+            "object": (row["label"], row["description"], row["score"], 0) if row.get("label") else None,
+            "faces": ("1 face" if faces == 1 else f"{faces} faces", "", max(row["faces"]), faces) if faces else None,
+        }
+        for kind, found in now.items():
+            current = open_.get(kind)
+            if current is not None and found is not None and current.label == found[0] and current.end >= kf.time - 1e-3:
+                current.end = max(current.end, kf.until)
+                current.score = max(current.score, found[2])
+                continue
+            if current is not None:
+                events.append(open_.pop(kind))
+            if found is not None:
+                open_[kind] = PictureEvent(start=kf.time, end=kf.until, kind=kind, label=found[0], description=found[1], score=found[2], count=found[3])
+    events.extend(open_.values())
+    return sorted(events, key=lambda e: (e.start, e.kind))
+
+
 def _ocr_params(ctx: BuildContext) -> dict:
     s = ctx.settings
     backend = stage_backend(ctx, "ocr")
@@ -592,7 +691,7 @@ def _segment_params(ctx: BuildContext) -> dict:
 
 def run_segments(ctx: BuildContext) -> dict:
     from ..models.audio import AcousticFrames, summarize
-    from ..records import AcousticEvent, Segment
+    from ..records import AcousticEvent, PictureEvent, Segment
     from .segments import scene_of, segment_bounds
 
     s = ctx.settings.index
@@ -608,6 +707,7 @@ def run_segments(ctx: BuildContext) -> dict:
     frames = AcousticFrames.from_npz(ctx.path("acoustics.npz"))
     sounds = read_jsonl(ctx.path("audio_tags.jsonl"))
     captions = read_jsonl(ctx.path("captions.jsonl"))
+    pictures = [PictureEvent(**row) for row in read_jsonl(ctx.path("pictures.jsonl"))]
     top_k = ctx.settings.models.audio_tag_top_k
 
     bounds = segment_bounds(duration, spans, cuts, min_silence=s.min_silence, max_len=s.segment_max, min_len=s.segment_min)
@@ -628,6 +728,7 @@ def run_segments(ctx: BuildContext) -> dict:
                 keyframes=[k.id for k in visible],
                 audio=summarize(frames, events, start, end, tags=tags_between(sounds, start, end, top_k)),
                 caption=captions_between(captions, start, end),
+                pictures=[p.text() for p in pictures if p.end > start and p.start < end],
             )
         )
     write_jsonl(ctx.path("segments.jsonl"), [seg.model_dump(exclude_none=True) for seg in segments])
@@ -805,8 +906,10 @@ STAGES: tuple[Stage, ...] = (
     Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=7),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
-    # version 4: OCR lines carry their own spans; sound events with times
-    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions"), ("segments.jsonl",), _segment_params, run_segments, version=4),
+    Stage("pictures", ("frames",), ("pictures.jsonl",), _picture_params, run_pictures, role="picture_labels"),
+    # version 4: OCR lines carry their own spans; sound events with times; 5: what the picture models saw
+    Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions", "pictures"), ("segments.jsonl",), _segment_params, run_segments,
+          version=5),
     # version 5: Snowball stemming, and short glued words split ("Latefee"); 6: British spellings read as
     # American ones, agent nouns also counted as their verbs ("Director" ~ "directed"); 7: glued runs split
     # around short function words ("THEFINANCIALSUPPORT")

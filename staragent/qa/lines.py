@@ -1,7 +1,7 @@
 """Every line an index holds, as typed ``Evidence`` with an id, and who its neighbours are.
 
-A line is the unit the reading core ranks: a speech line, a line of on-screen text, a named sound or
-an acoustic event. Facts often straddle two lines (a name split over two OCR lines, a date on the
+A line is the unit the reading core ranks: a speech line, a line of on-screen text, a named sound,
+an acoustic event, or what a coarse picture model saw (an object class, a number of faces). Facts often straddle two lines (a name split over two OCR lines, a date on the
 line under a place, a heading and the name under it, a sentence across two speech lines), so each
 line knows its neighbours: the speech lines just before and after it, the lines on screen with it,
 and the heading above it.
@@ -139,6 +139,12 @@ def _sounds(index) -> list[Evidence]:
     return named + measured
 
 
+def _pictures(index) -> list[Evidence]:
+    return [Evidence(id=f"v{i}", start=e.start, end=e.end, modality="visual", text=e.text(), score=e.score,
+                     source="face detector" if e.kind == "faces" else "object classifier")
+            for i, e in enumerate(index.pictures)]
+
+
 def build_pool(index) -> LinePool:
     """The lines of ``index`` with their neighbours; build once per index (``pool_of``)."""
     speech, screen = _speech(index), _screen(index)
@@ -154,7 +160,7 @@ def build_pool(index) -> LinePool:
             line.labels = [heading.text]
         together = sorted(shown, key=lambda o: -_overlap(line, o))[:6]
         neighbours[line.id] = [o.id for o in together]
-    lines = sorted(speech + screen + _sounds(index), key=lambda e: (e.start, e.id))
+    lines = sorted(speech + screen + _sounds(index) + _pictures(index), key=lambda e: (e.start, e.id))
     return LinePool(lines=lines, neighbours=neighbours, segment_of=_segments_of(index, lines), duration=index.duration)
 
 

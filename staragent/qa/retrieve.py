@@ -31,7 +31,7 @@ def _bm25(lexical: LexicalIndex | None, size: int, query: str) -> np.ndarray:
 def _dense(index, pool: LinePool, query: str, encoders: dict) -> np.ndarray:
     """Per line, how far its best passage's similarity stands above the pool's typical line (0-1)."""
     raw = np.full(len(pool.lines), np.nan)
-    for modality, store_modality in (("speech", "speech"), ("ocr", "ocr"), ("audio", "audio")):
+    for modality, store_modality in (("speech", "speech"), ("ocr", "ocr"), ("audio", "audio"), ("visual", "labels")):
         encode = encoders.get(store_modality)
         store = index.vectors(store_modality) if encode is not None and store_modality in index.vector_modalities() else None
         if store is None or len(store) == 0:

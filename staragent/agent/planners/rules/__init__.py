@@ -30,7 +30,8 @@ class RulePlanner(BaseChatModel):
     """Offline planner (no model weights). Bind tools with ``bind_tools`` like any chat model."""
 
     tool_names: tuple[str, ...] = ()
-    offline_visual: bool = True
+    sight: str = "none"
+    """how much of the pictures the index sees (``compose.SIGHTS``)"""
     reads_video_facts: bool = True
     """the graph passes ``video={"duration": ...}`` from its state to ``invoke``"""
 
@@ -54,6 +55,6 @@ class RulePlanner(BaseChatModel):
         if calls:
             message = AIMessage(content="", tool_calls=calls)
         else:
-            text, cited = compose_answer(turn, self.offline_visual)
+            text, cited = compose_answer(turn, self.sight)
             message = AIMessage(content=text, response_metadata={"evidence": [e.model_dump() for e in cited]})
         return ChatResult(generations=[ChatGeneration(message=message)])

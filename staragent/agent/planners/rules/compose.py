@@ -292,10 +292,24 @@ def _edge_words(turn: Turn, focus: list[Span]) -> tuple[str, list[Evidence]] | N
 # ------------------------------------------------------------------ answers of particular kinds
 
 
-def _visual_refusal(turn: Turn) -> tuple[str, list[Evidence]]:
+SIGHTS = ("none", "labels", "embeddings")
+"""how much of the pictures the conversation's index sees: nothing beyond their text, a coarse
+object classifier's labels and a face count, or image embeddings (SigLIP) that search by description"""
+
+
+def _looked_at(sight: str) -> str:
+    """What was looked through for an answer, as a phrase after "in this video's"."""
+    return "speech, on-screen text, sounds or picture labels" if sight == "labels" else "speech, on-screen text or sounds"
+
+
+def _visual_refusal(turn: Turn, sight: str) -> tuple[str, list[Evidence]]:
     scored = _ranked(turn, named_spans(turn))
-    text = ("I cannot tell: I cannot see what the pictures show. This profile reads only the speech, "
-            "the text on screen and the sounds of the video, and none of them says it.")
+    if sight == "labels":
+        text = ("I cannot tell: I cannot see what the pictures show beyond a coarse object classifier's label per keyframe "
+                "and a face count, which say nothing of colours, clothing, actions or what someone holds.")
+    else:
+        text = ("I cannot tell: I cannot see what the pictures show. This profile reads only the speech, "
+                "the text on screen and the sounds of the video, and none of them says it.")
     close = [s.evidence for s in scored[:1] if s.share >= 0.5]
     if close:
         text += " The closest thing they hold: " + " ".join(sentences(close, turn.question))
@@ -936,7 +950,9 @@ def _relative(turn: Turn, scored: list[Scored]) -> list[Evidence]:
     return [max(before, key=lambda e: e.end)] if before else []
 
 
-def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence]]:
+def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]]:
+    """The answer to the turn's question and the evidence it cites; ``sight``: one of ``SIGHTS``."""
+    offline_visual = sight != "embeddings"
     if (answered := intent_answer(turn)) is not None:
         return answered
     q = turn.question
@@ -945,7 +961,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         return f"None of the tools this conversation offers can look up “{' '.join(q.topic) or q.text}” (offered: {offered}).", []
     focus = named_spans(turn) or None
     if q.visual_only and offline_visual:
-        return _visual_refusal(turn)
+        return _visual_refusal(turn, sight)
     if q.ordinal and focus is None and len(parts := parts_shown(turn)) < q.ordinal:
         return _too_few_parts(q, parts), []
     if q.overview and q.count != "parts":  # "quick overview: what readings are in this?" lists them
@@ -1005,7 +1021,7 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
         if (named := _named_person(turn)) is not None:
             return named
         closest = f" (the closest match: {' '.join(sentences(cited[:1], turn.question)).rstrip('.')})" if cited else ""
-        return (f"The video does not say: I found nothing about “{' '.join(missing)}” in its speech, on-screen text or sounds{closest}."), cited[:1]
+        return (f"The video does not say: I found nothing about “{' '.join(missing)}” in its {_looked_at(sight)}{closest}."), cited[:1]
     parts = []
     calc = [found for s in turn.called(CALC) if (found := _calculated(s))]
     if calc:
@@ -1036,13 +1052,14 @@ def compose_answer(turn: Turn, offline_visual: bool) -> tuple[str, list[Evidence
             offered = ", ".join(sorted(turn.tools)) or "none"
             parts.append(f"None of the tools this conversation offers can look up “{topic}” (offered: {offered}).")
         elif q.wh == "yesno":
-            parts.append(f"No: I found nothing about “{topic}” in this video's speech, on-screen text or sounds.")
+            parts.append(f"No: I found nothing about “{topic}” in this video's {_looked_at(sight)}.")
         else:
             typed = [e for e in turn.evidence() if q.answer_type and has_type(e.text, q.answer_type)]
             closest = f" (the closest match: {' '.join(sentences(typed[:1], q)).rstrip('.')})" if typed else ""
-            parts.append(f"The video does not say: I could not find anything about “{topic}” in its speech, on-screen text or sounds{closest}.")
+            parts.append(f"The video does not say: I could not find anything about “{topic}” in its {_looked_at(sight)}{closest}.")
         if errors:
             parts.append("Some look-ups failed: " + "; ".join(dict.fromkeys(errors)) + ".")
     if offline_visual and "visual" in q.wants and not q.visual_only:
-        parts.append("(Only the text, speech and sounds were checked: nothing here sees the pictures themselves.)")
+        parts.append("(The pictures were checked only through a coarse object classifier's labels and a face count.)" if sight == "labels"
+                     else "(Only the text, speech and sounds were checked: nothing here sees the pictures themselves.)")
     return " ".join(parts), cited

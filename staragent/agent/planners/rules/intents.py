@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ....errors import InputError
+from ....index.text import tokenize
 from ....languages import language_name, parse_language
 from ....schema import Evidence
 from ....timecodes import clock_range, format_range, format_time
@@ -133,7 +134,10 @@ def _translate(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
 
 def _count(turn: Turn, intent: Intent, tools: set[str]) -> list[dict]:
     span = _span(turn) or _whole(turn)
-    if COUNT not in tools or turn.called(COUNT) or span is None:
+    if COUNT not in tools:  # no detector: what the pictures' coarse labels and face counts say, if the index has them
+        searched = SEARCH not in tools or turn.called(SEARCH)
+        return [] if searched else [call(SEARCH, query=intent.text, modalities=["visual"], k=3)]
+    if turn.called(COUNT) or span is None:
         return []
     return [call(COUNT, timestamp=clock_range(*span), object_query=singular(intent.text))]
 
@@ -238,6 +242,12 @@ def _count_answer(turn: Turn, intent: Intent) -> tuple[str, list[Evidence]]:
     step = _last(turn, COUNT)
     what = singular(intent.text)
     if why := _why_not(turn, COUNT, "no object-counting tool is available in this conversation (the offline profile has no object detector)"):
+        seen = [e for e in turn.evidence() if e.modality == "visual"]  # in the search's order, best first
+        named = [e for e in seen if set(tokenize(intent.text)) & set(tokenize(e.text))]
+        if step is None and seen:
+            cited = sorted(named or seen[:1], key=lambda e: e.start)[:3]
+            listed = " ".join(f"At {format_range(e.start, e.end)}: {e.text}." for e in cited)
+            return f"I cannot count {intent.text} exactly: {why}. What the pictures' coarse models saw: {listed}", cited
         return f"I cannot count {intent.text} here: {why}.", []
     result = step.result or {}
     count, where = result.get("count"), result.get("timestamp", "the range I looked at")

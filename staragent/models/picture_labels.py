@@ -1,0 +1,130 @@
+"""What a picture shows, coarsely, without a GPU: an ImageNet classifier's label and the faces in it.
+
+EfficientNet-Lite0 (the ``efficientnet-lite0`` model pack, run with onnxruntime) sees the whole
+frame squeezed to 224 × 224 and its centre square, and the two views' probabilities are averaged.
+They are summed up WordNet's hierarchy (``imagenet.ImageNetHierarchy``), and the picture is
+labelled with the most specific synset whose summed probability reaches the threshold; below it,
+nothing is said. dlib's HOG face detector (built
+into dlib, no weight file) counts frontal faces at least about 80 pixels tall (in a copy at
+most 960 pixels wide), kept above a detection score.
+
+Both thresholds were set on the dev media (docs/models.md): an animated film, a screencast and a
+reading with slides.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .imagenet import hierarchy
+
+INPUT_SIZE = 224
+"""EfficientNet-Lite0's training resolution"""
+FACE_WIDTH = 960
+"""wider pictures are narrowed to this for face detection (the default keyframes are this wide): HOG's
+cost follows the pixels, and a face needs to be about 80 of these pixels tall. Found on a thread of
+its own, faces at this width cost about what classifying the picture's two views does"""
+
+
+@dataclass(frozen=True)
+class PictureLabel:
+    label: str
+    """the synset's first name ("domestic cat")"""
+    description: str
+    """its names and the kinds above it, for search and for the answer"""
+    score: float
+
+
+@dataclass(frozen=True)
+class FaceBox:
+    box: tuple[float, float, float, float]
+    """x0, y0, x1, y1 as fractions of the picture"""
+    score: float
+
+
+def prepare(image: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
+    """An RGB picture as the classifier's input: the whole frame resized to ``size`` square, in [-1, 1]."""
+    from PIL import Image
+
+    resized = Image.fromarray(np.asarray(image, np.uint8)).convert("RGB").resize((size, size), Image.BICUBIC)
+    return (np.asarray(resized, np.float32).transpose(2, 0, 1) / 127.5) - 1.0
+
+
+def centre_square(image: np.ndarray) -> np.ndarray:
+    height, width = image.shape[:2]
+    side = min(height, width)
+    top, left = (height - side) // 2, (width - side) // 2
+    return image[top : top + side, left : left + side]
+
+
+class PictureLabeller:
+    """``label`` a batch of RGB pictures; ``faces`` of one picture (empty without dlib)."""
+
+    name = "efficientnet-lite0"
+
+    def __init__(self, model: Path, *, threshold: float, face_threshold: float, threads: int = 1):
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.threshold = threshold
+        self.face_threshold = face_threshold
+        self.hierarchy = hierarchy()
+        self._faces = _dlib_detector()
+        self._face_lock = threading.Lock()
+
+    @property
+    def sees_faces(self) -> bool:
+        return self._faces is not None
+
+    def probabilities(self, images: list[np.ndarray]) -> np.ndarray:
+        """Class probabilities per picture: the mean of the whole frame's and its centre square's.
+        The pair was right more often than either alone on the dev media (docs/models.md)."""
+        if not images:
+            return np.zeros((0, len(self.hierarchy.classes)), np.float32)
+        views = np.stack([prepare(i) for i in images] + [prepare(centre_square(i)) for i in images])
+        both = self._session.run(None, {"images": views})[0]
+        return (both[: len(images)] + both[len(images) :]) / 2
+
+    def label(self, images: list[np.ndarray]) -> list[PictureLabel | None]:
+        out: list[PictureLabel | None] = []
+        for p in self.probabilities(images):
+            found = self.hierarchy.best(p, self.threshold)
+            if found is None:
+                out.append(None)
+                continue
+            offset, score = found
+            out.append(PictureLabel(self.hierarchy.name(offset), self.hierarchy.describe(offset), round(score, 3)))
+        return out
+
+    def faces(self, image: np.ndarray) -> list[FaceBox]:
+        """Frontal faces, looked for in a copy at most ``FACE_WIDTH`` pixels wide."""
+        if self._faces is None:
+            return []
+        height, width = image.shape[:2]
+        if width > FACE_WIDTH:
+            from PIL import Image
+
+            image = np.asarray(Image.fromarray(np.asarray(image, np.uint8)).resize((FACE_WIDTH, round(height * FACE_WIDTH / width)), Image.BILINEAR))
+        with self._face_lock:  # one detector object must not run on two threads at once (it crashes)
+            boxes, scores, _ = self._faces.run(np.ascontiguousarray(image, np.uint8), 0, 0.0)
+        height, width = image.shape[:2]
+        return [
+            FaceBox((max(0.0, b.left() / width), max(0.0, b.top() / height), min(1.0, b.right() / width), min(1.0, b.bottom() / height)), round(float(s), 3))
+            for b, s in zip(boxes, scores)
+            if s >= self.face_threshold
+        ]
+
+
+def _dlib_detector():
+    try:
+        import dlib
+    except ImportError:
+        return None
+    return dlib.get_frontal_face_detector()
