@@ -114,17 +114,34 @@ class ImageNetHierarchy:
         names = ", ".join(self.synsets[offset].names[:3])
         return f"{names} (a kind of {', '.join(kinds)})" if kinds else names
 
-    def best(self, probabilities: np.ndarray, threshold: float) -> tuple[int, float] | None:
-        """The most specific synset on the top class's path whose summed probability reaches
-        ``threshold`` (at least ``MIN_LABEL_DEPTH`` deep), with that probability; None if none does."""
-        belief = probabilities @ self.under
-        top = self.classes[int(np.argmax(probabilities))]
-        sure = [a for a in self.ancestors(top) if belief[self.column[a]] >= threshold and self.depth(a) >= MIN_LABEL_DEPTH]
-        if not sure:
-            return None
-        chosen = max(sure, key=lambda a: (self.depth(a), -belief[self.column[a]]))
-        return chosen, float(belief[self.column[chosen]])
+    @functools.cached_property
+    def _paths(self) -> list[tuple[np.ndarray, list[int]]]:
+        """Per class, the columns of the synsets on its path that may be labels, deepest first."""
+        out = []
+        for offset in self.classes:
+            path = sorted((a for a in self.ancestors(offset) if self.depth(a) >= MIN_LABEL_DEPTH), key=lambda a: (-self.depth(a), a))
+            out.append((np.array([self.column[a] for a in path], dtype=np.int64), path))
+        return out
 
+    def best(self, probabilities: np.ndarray, threshold: float) -> list[tuple[int, float] | None]:
+        """Per row of class probabilities, the most specific synset on the top class's path whose
+        summed probability reaches ``threshold`` (at least ``MIN_LABEL_DEPTH`` deep), with that
+        probability; None where none does."""
+        probabilities = np.atleast_2d(probabilities)
+        beliefs = probabilities @ self.under
+        found: list[tuple[int, float] | None] = []
+        for belief, top in zip(beliefs, probabilities.argmax(axis=1)):
+            columns, path = self._paths[int(top)]
+            sure = np.flatnonzero(belief[columns] >= threshold)
+            if len(sure) == 0:
+                found.append(None)
+                continue
+            # deepest first; among synsets of one depth, the one the model believes most
+            depth = self.depth(path[sure[0]])
+            same = [i for i in sure if self.depth(path[i]) == depth]
+            best = max(same, key=lambda i: belief[columns[i]])
+            found.append((path[best], float(belief[columns[best]])))
+        return found
 
 @functools.lru_cache(maxsize=1)
 def hierarchy() -> ImageNetHierarchy:

@@ -93,15 +93,10 @@ class PictureLabeller:
         return (both[: len(images)] + both[len(images) :]) / 2
 
     def label(self, images: list[np.ndarray]) -> list[PictureLabel | None]:
-        out: list[PictureLabel | None] = []
-        for p in self.probabilities(images):
-            found = self.hierarchy.best(p, self.threshold)
-            if found is None:
-                out.append(None)
-                continue
-            offset, score = found
-            out.append(PictureLabel(self.hierarchy.name(offset), self.hierarchy.describe(offset), round(score, 3)))
-        return out
+        if not images:
+            return []
+        found = self.hierarchy.best(self.probabilities(images), self.threshold)
+        return [None if f is None else PictureLabel(self.hierarchy.name(f[0]), self.hierarchy.describe(f[0]), round(f[1], 3)) for f in found]
 
     def faces(self, image: np.ndarray) -> list[FaceBox]:
         """Frontal faces, looked for in a copy at most ``FACE_WIDTH`` pixels wide."""
