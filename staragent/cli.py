@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from .errors import StarAgentError
+from .limits import MAX_SEARCH_RESULTS
 
 
 def _settings(ctx: click.Context, **overrides):
@@ -207,7 +208,8 @@ def _index_batch(videos: list[Path], settings, force: bool, as_json: bool, worke
 @click.argument("video", type=click.Path(path_type=Path))
 @click.argument("query")
 @click.option("--modalities", "-m", help="Comma-separated: speech,ocr,visual,caption,audio (default: all).")
-@click.option("-k", type=click.IntRange(min=1), default=None, help="Number of results (default 5).")
+@click.option("-k", type=click.IntRange(1, MAX_SEARCH_RESULTS), default=None,
+              help=f"Number of results (default 5, at most {MAX_SEARCH_RESULTS}).")
 @click.option("--json", "as_json", is_flag=True)
 @_index_options
 @click.pass_context
@@ -397,18 +399,14 @@ def tools_run(ctx, name, raw_args, video, as_json, require_audio, no_subtitles):
     from .agent.session import open_tool_context
     from .errors import InputError, ToolError
 
-    try:
-        args = json.loads(raw_args)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"--args is not valid JSON ({exc.msg} at character {exc.pos}); write an object such as '{{\"timestamp\": \"0:10-0:20\"}}'") from None
-    if not isinstance(args, dict):
-        raise InputError("--args must be a JSON object, e.g. '{\"query\": \"price\"}'")
+    args = _json_object(raw_args)
     settings = _settings(ctx, **_index_overrides(require_audio, no_subtitles))
     tool = _registry(settings).get(name)
     if tool.needs_video and video is None:
         raise InputError(f"{name} works on a video: pass --video VIDEO")
     if why := tool.unavailable_reason(settings):
         raise ToolError(f"{name} is switched off here: {why}")
+    tool.parse_args(args)  # bad arguments are refused before the video is opened (or indexed)
     tool_ctx = open_tool_context(video, settings, report=None if ctx.meta["quiet"] else _report)
     result = tool(tool_ctx, args)
     if not as_json:
@@ -417,6 +415,24 @@ def tools_run(ctx, name, raw_args, video, as_json, require_audio, no_subtitles):
         click.echo("note: `tools run` opens no conversation, so these notes last only for this one command; "
                    "notes kept in `staragent chat` or `ask --thread` last with the conversation", err=True)
     click.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+
+
+def _json_object(raw: str) -> dict:
+    """``--args`` read as a JSON object, or an ``InputError`` saying what is wrong with it."""
+    from .errors import InputError
+
+    example = "write an object such as '{\"timestamp\": \"0:10-0:20\"}'"
+    try:  # its size is the tool's check: that one names the argument that is too long
+        args = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--args is not valid JSON ({exc.msg} at character {exc.pos}); {example}") from None
+    except RecursionError:
+        raise InputError(f"--args nests lists or objects too deeply to read; {example}") from None
+    if not isinstance(args, dict):
+        kinds = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}
+        kind = kinds.get(type(args), "a number")
+        raise InputError(f"--args must be a JSON object, not {kind}; {example}")
+    return args
 
 
 def _serve_options(default_port: int):

@@ -5,6 +5,7 @@ into one ISO 639-1 code, and that code written the way each family of translatio
 from __future__ import annotations
 
 from .errors import InputError
+from .limits import quoted
 
 # ISO 639-1 -> (English name, NLLB-200 code, mBART-50 code or "")
 LANGUAGES: dict[str, tuple[str, str, str]] = {
@@ -84,7 +85,7 @@ def parse_language(text: str | None, *, allow_auto: bool = False) -> str | None:
     )
     if code is None:
         raise InputError(
-            f"unknown language {raw!r}: give an ISO 639-1 code (en, fr, de, es, zh, ...) or an English name (French, German, ...)"
+            f"unknown language {quoted(raw)}: give an ISO 639-1 code (en, fr, de, es, zh, ...) or an English name (French, German, ...)"
         )
     return code
 

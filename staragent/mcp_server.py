@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from .agent.runner import VideoAgent
 from .agent.videos import VideoFolders
 from .errors import StarAgentError
+from .limits import MAX_SEARCH_RESULTS
 from .schema import Evidence
 from .timecodes import format_range
 
@@ -50,15 +53,13 @@ def _guarded(fn):
             raise ToolError(f"the tool failed ({type(exc).__name__}); the server's log has the details") from None
 
     run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    run.__signature__ = inspect.signature(fn).replace(return_annotation=CallToolResult)
+    # evaluated here, in this module: the SDK would read the annotations' text in a namespace of its own
+    run.__signature__ = inspect.signature(fn, eval_str=True).replace(return_annotation=CallToolResult)
     return run
 
 
 def build_server(agent: VideoAgent, folders: VideoFolders):
-    from typing import Annotated
-
     from mcp.server.mcpserver import MCPServer
-    from pydantic import Field
 
     server = MCPServer("staragent", instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -93,7 +94,7 @@ def build_server(agent: VideoAgent, folders: VideoFolders):
         video: Annotated[str, Field(description="path of the video (as list_videos gives it)")],
         query: Annotated[str, Field(description="what to look for: words said or shown, or a description")],
         modalities: Annotated[list[str] | None, Field(description="any of speech, ocr, visual, caption, audio (default: all)")] = None,
-        k: Annotated[int, Field(ge=1, le=50, description="number of results")] = 5,
+        k: Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS, description="number of results")] = 5,
     ) -> dict[str, Any]:
         """Find where something is said, shown or heard in a video: the best-matching stretches, each with its timestamp and what matched."""
         found = agent.search(folders.resolve(video), query, modalities, k)

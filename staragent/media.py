@@ -56,15 +56,18 @@ def _open(path: str | Path):
     import av
 
     path = Path(path)
-    if not path.exists():
-        if path.is_symlink():
-            raise MediaError(f"{path} is a symbolic link that leads to no file (its target is missing, or the links form a loop); "
-                             "point it at a video file")
-        raise MediaError(f"no such file: {path} (check the path and try again)")
-    if path.is_dir():
-        raise MediaError(f"{path} is a directory; give the path of a video file")
-    if path.stat().st_size == 0:
-        raise MediaError(f"{path} is empty (0 bytes); it holds no video")
+    try:
+        if not path.exists():
+            if path.is_symlink():
+                raise MediaError(f"{path} is a symbolic link that leads to no file (its target is missing, "
+                                 "or the links form a loop); point it at a video file")
+            raise MediaError(f"no such file: {path} (check the path and try again)")
+        if path.is_dir():
+            raise MediaError(f"{path} is a directory; give the path of a video file")
+        if path.stat().st_size == 0:
+            raise MediaError(f"{path} is empty (0 bytes); it holds no video")
+    except OSError as exc:  # a name too long for the file system, a folder we may not read
+        raise MediaError(f"cannot open {path}: {exc.strerror or exc}; check the path") from None
     try:
         return av.open(str(path))
     except EOFError:

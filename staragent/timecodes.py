@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import TimeFormatError
+from .limits import MAX_TIMESTAMP_CHARS
 
 _RANGE_SPLIT = re.compile(r"\s*(?:–|—|\bto\b|-(?=\s*\d)|,)\s*")
 _CLOCK = re.compile(r"^(?:(\d+):)?(?:(\d+):)?(\d+(?:\.\d+)?)$")
@@ -32,6 +33,9 @@ def parse_time(text: str | float | int) -> float:
         value = float(text)
     else:
         raw = str(text).strip().lower().rstrip("s").strip()
+        if len(raw) > MAX_TIMESTAMP_CHARS:
+            raise TimeFormatError(f"the time is {len(raw):,} characters long, over the limit of "
+                                  f"{MAX_TIMESTAMP_CHARS}: {TIME_FORMAT_HELP}")
         match = _CLOCK.match(raw)
         if not match:
             raise TimeFormatError(f"cannot read the time {text!r}: {TIME_FORMAT_HELP}")
@@ -44,8 +48,8 @@ def parse_time(text: str | float | int) -> float:
             raise TimeFormatError(f"cannot read the time {text!r}: seconds must be below 60; {TIME_FORMAT_HELP}")
         if len(parts) == 2 and int(second) >= 60:
             raise TimeFormatError(f"cannot read the time {text!r}: minutes must be below 60 in H:MM:SS; {TIME_FORMAT_HELP}")
-    if math.isnan(value) or value < 0:
-        raise TimeFormatError(f"the time {text!r} is negative or not a number")
+    if not math.isfinite(value) or value < 0:
+        raise TimeFormatError(f"the time {text!r} is negative or not a finite number; {TIME_FORMAT_HELP}")
     return value
 
 
@@ -74,6 +78,9 @@ def read_range(text: str | float | int, duration: float | None = None, *, widen_
     if text is None or not str(text).strip():
         raise TimeFormatError(f"the time range is empty: {TIME_FORMAT_HELP}")
     raw = str(text).strip()
+    if len(raw) > MAX_TIMESTAMP_CHARS:  # digits by the thousand overflow, or take long to read
+        raise TimeFormatError(f"the time range is {len(raw):,} characters long, over the limit of "
+                              f"{MAX_TIMESTAMP_CHARS}: {TIME_FORMAT_HELP}")
     if raw.startswith("-"):
         raise TimeFormatError(f"the time range {text!r} starts with a negative time")
     pieces = [p for p in _RANGE_SPLIT.split(raw) if p]
@@ -85,15 +92,16 @@ def read_range(text: str | float | int, duration: float | None = None, *, widen_
         start, end = parse_time(pieces[0]), parse_time(pieces[1])
     else:
         raise TimeFormatError(f"cannot read the time range {text!r}: {TIME_FORMAT_HELP}")
+    # before the order of the ends: far past the video, a moment's window has none (1e30 + 20 == 1e30)
+    if duration is not None and (moment if moment is not None else start) >= duration:
+        raise TimeFormatError(
+            f"the time range {text!r} starts after the video ends ({format_time(duration)}); "
+            f"pick a range between 0:00 and {format_time(duration)}"
+        )
     if end <= start:
         raise TimeFormatError(f"the time range {text!r} ends before it starts")
     clipped = duration is not None and end > duration
     if duration is not None:
-        if (moment if moment is not None else start) >= duration:
-            raise TimeFormatError(
-                f"the time range {text!r} starts after the video ends ({format_time(duration)}); "
-                f"pick a range between 0:00 and {format_time(duration)}"
-            )
         end = min(end, duration)
     notes = []
     if moment is not None and widen_points:

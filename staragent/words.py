@@ -86,6 +86,11 @@ def vocabulary() -> frozenset[str]:
     return frozenset(words)
 
 
+@functools.lru_cache(maxsize=4)
+def _longest_word(vocab: frozenset[str]) -> int:
+    return max(map(len, vocab | GLUE_WORDS), default=0)
+
+
 @functools.lru_cache(maxsize=65536)
 def glued_pieces(word: str) -> tuple[str, ...]:
     """Search pieces of a long unknown word: its dictionary split, and a name glued to a known word
@@ -94,8 +99,9 @@ def glued_pieces(word: str) -> tuple[str, ...]:
     lower, vocab = word.lower(), vocabulary()
     if len(lower) >= MIN_NAME_GLUED and lower.isalpha() and lower not in vocab and vocab:
         # the longest dictionary word at either end, the rest taken as a name
-        known = [(len(lower) - cut, cut) for cut in range(4, len(lower) - 4) if lower[cut:] in vocab]
-        known += [(cut, cut) for cut in range(5, len(lower) - 3) if lower[:cut] in vocab]
+        longest, n = _longest_word(vocab), len(lower)  # a dictionary word is no longer than the longest one
+        known = [(n - cut, cut) for cut in range(max(4, n - longest), n - 4) if lower[cut:] in vocab]
+        known += [(cut, cut) for cut in range(5, min(n - 3, longest + 1)) if lower[:cut] in vocab]
         if known:
             _, cut = max(known)
             pieces += [word[:cut], word[cut:]]
@@ -111,17 +117,19 @@ def split_glued(word: str) -> tuple[str, ...]:
     if len(lower) < MIN_GLUED or not lower.isalpha() or lower in vocab or not vocab:
         return ()
     n = len(lower)
+    longest = _longest_word(vocab)  # no piece is longer: without this bound a 100 kB "word" took minutes
     best: list[tuple[int, int] | None] = [None] * (n + 1)  # (pieces, start of last piece)
     best[0] = (0, 0)
     for end in range(2, n + 1):
-        for start in range(0, end - 1):
+        for start in range(max(0, end - longest), end - 1):
             piece = lower[start:end]
             if best[start] is not None and (len(piece) >= MIN_PIECE and piece in vocab or piece in GLUE_WORDS):
                 candidate = (best[start][0] + 1, start)
                 if best[end] is None or candidate[0] < best[end][0]:
                     best[end] = candidate
     if best[n] is None or best[n][0] < 2:
-        pairs = [(lower[:cut], lower[cut:]) for cut in range(MIN_SHORT_PIECE, n - MIN_SHORT_PIECE + 1)]
+        cuts = range(max(MIN_SHORT_PIECE, n - longest), min(n - MIN_SHORT_PIECE, longest) + 1)
+        pairs = [(lower[:cut], lower[cut:]) for cut in cuts]
         pairs = [(a, b) for a, b in pairs if a in vocab and b in vocab and max(len(a), len(b)) >= MIN_PIECE]
         if not pairs:
             return ()

@@ -20,6 +20,14 @@ from typing import Any
 from ..config import Settings, load_settings
 from ..errors import InputError
 from ..faults import marker
+from ..limits import (
+    MAX_NAME_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_QUESTION_CHARS,
+    MAX_SEARCH_RESULTS,
+    check_path,
+    check_text,
+)
 from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
 from .session import Session, open_session
 
@@ -130,6 +138,25 @@ def _history_messages(history: list[dict] | None) -> list:
     return out
 
 
+def check_question(question: str, thread_id: str | None = None) -> None:
+    """Refuse a question or a conversation name no one could mean before any work is done: the
+    work of a turn grows with the question's length."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("the question is empty; ask something about the video")
+    check_text(question, "the question", MAX_QUESTION_CHARS, "ask it in fewer words")
+    if thread_id is not None:
+        check_text(str(thread_id), "the conversation's name (thread)", MAX_NAME_CHARS, "pick a shorter name")
+
+
+def check_query(query: str, k: int | None) -> None:
+    """Refuse a search no one could mean before the video is opened."""
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("the search query is empty; say what to look for")
+    check_text(query, "the search query", MAX_QUERY_CHARS, "search for a few words")
+    if k is not None and not 1 <= k <= MAX_SEARCH_RESULTS:
+        raise InputError(f"k (the number of results) must be between 1 and {MAX_SEARCH_RESULTS}, not {k}")
+
+
 class VideoAgent:
     def __init__(
         self, settings: Settings | None = None, *, chat_model=None, tools: list[str] | None = None, report=None, pool=None, **overrides: Any
@@ -169,7 +196,8 @@ class VideoAgent:
         """The video's session, opened (and its index built) once: callers asking about the same
         video at the same time wait for one build instead of starting their own; other videos
         are not held up. ``report`` hears the build's progress when this call is the one building."""
-        key = os.path.realpath(video)  # never raises (a symlink loop is reported by the index's input check)
+        # checked first: realpath raises on a NUL (a symlink loop is reported by the index's input check)
+        key = os.path.realpath(check_path(video))
         with self._lock:
             if key in self._sessions:
                 return self._sessions[key]
@@ -204,6 +232,7 @@ class VideoAgent:
     def search(self, video: str | Path, query: str, modalities=None, k: int | None = None):
         from ..index.search import cross_modal_search
 
+        check_query(query, k)
         session = self.session(video)
         return cross_modal_search(
             session.index, query, modalities, self.settings.search_k if k is None else k, rrf_k=self.settings.rrf_k, encoders=session.tool_ctx.extras.get("query_encoders")
@@ -250,8 +279,7 @@ class VideoAgent:
         from .graph import AgentContext, build_graph
         from .threads import DURABILITY, prune, repair
 
-        if not question or not question.strip():
-            raise InputError("the question is empty; ask something about the video")
+        check_question(question, thread_id)
         session = session or self.session(video)
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import InputError
+from ..limits import check_path, quoted
 
 UPLOADS = "uploads"
 
@@ -50,18 +51,26 @@ class VideoFolders:
         looked up in each folder in turn); otherwise an ``InputError`` that reveals nothing about
         what exists outside."""
         text = str(name).strip()
-        if not text or "\x00" in text:
+        if not text:
             raise InputError("no video was named; pick one of the listed videos")
+        check_path(text)
         raw = Path(text).expanduser()
         candidates = [raw] if raw.is_absolute() else [root / raw for root in self.all_roots if root.is_dir()]
         candidates += [] if raw.is_absolute() else [root for root in self.roots if root.is_file() and root.name == text]
         for candidate in candidates:
-            real = candidate.resolve()
-            if any(_within(real, root) for root in self.all_roots) and real.is_file():
+            try:
+                real = candidate.resolve()
+                found = any(_within(real, root) for root in self.all_roots) and real.is_file()
+            except OSError:  # a name too long for the file system: no video of ours
+                continue
+            if found:
                 if real.suffix.lower() not in self.suffixes:
-                    raise InputError(f"{raw.name} is not a video file this server opens ({', '.join(self.suffixes)})")
+                    opens = ", ".join(self.suffixes)
+                    raise InputError(f"{quoted(raw.name)} is not a video file this server opens ({opens})")
                 return real
-        raise InputError(f"{text} is not one of the videos this server may open; pick one inside {self.describe()}")
+        raise InputError(
+            f"{quoted(text)} is not one of the videos this server may open; pick one inside {self.describe()}"
+        )
 
     def describe(self) -> str:
         return ", ".join(str(r) for r in self.roots) + (" or an upload" if self.uploads else "")

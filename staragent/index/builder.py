@@ -17,6 +17,7 @@ from ..config import INDEX_LANES, Settings, load_settings
 from ..errors import IndexBuildError, InputError, MediaError
 from ..faults import marker
 from ..fsutil import stable_hash
+from ..limits import check_path
 from ..media import no_audio_message, silent_note, validate_video
 from .fingerprint import file_fingerprint
 from .manifest import Manifest, StageRecord
@@ -86,7 +87,7 @@ def build_index(
 
     settings = settings or load_settings()
     report = report or log.info
-    video = Path(video)
+    video = Path(check_path(video))
     info = validate_video(video, require_audio=False)
     subtitles = subtitle_source(video, info, settings.index.subtitles)
     video_fp = file_fingerprint(video)

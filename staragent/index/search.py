@@ -11,6 +11,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
+from ..limits import quoted
 from ..schema import Evidence
 from .store import VideoIndex
 from .text import overlap, tokenize
@@ -46,14 +47,15 @@ def parse_modalities(modalities: list[str] | str | None) -> list[str]:
     out = []
     for m in modalities:
         m = aliases.get(m.lower(), m.lower())
-        if m == "all":
-            return list(MODALITIES)
-        if m not in MODALITIES:
-            raise InputError(f"unknown modality {m!r}; choose from {', '.join(MODALITIES)} (or 'all')")
+        if m not in (*MODALITIES, "all"):
+            raise InputError(f"unknown modality {quoted(m)}; choose from {', '.join(MODALITIES)} (or 'all')")
         if m not in out:
             out.append(m)
+    if "all" in out:
+        return list(MODALITIES)
     if not out:
-        raise InputError(f"no modality named in {modalities!r}; choose from {', '.join(MODALITIES)} (or 'all')")
+        choices = ", ".join(MODALITIES)
+        raise InputError(f"no modality named in {quoted(modalities)}; choose from {choices} (or 'all')")
     return out
 
 

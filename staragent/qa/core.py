@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..limits import MAX_QUESTION_CHARS
 from .answer import Answer
 from .frame import QuestionFrame, QuestionReader, SpacyQuestionReader, TimeScope
 from .lines import LinePool, pool_of
 from .rank import RankerWeights, Ranking, rank
 from .read import ExtractiveReader
 from .retrieve import locate, signals
-
-MAX_QUESTION_CHARS = 2000
-"""longer questions are cut here: a question is a sentence or two, and parsing a page costs seconds"""
-
 
 AROUND_S = 15.0
 """how far past a named part "after it" (or before it, "before it") reaches"""

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, ValidationError, model_serializer
 
 from ..config import Settings
 from ..errors import ModelUnavailable, ToolError
+from ..limits import arguments_problem
 from ..schema import Evidence
 
 # Notes gathered while one tool call runs (see ``ToolContext.note``); each call has its own list.
@@ -169,6 +170,9 @@ class Tool:
     """a one-line description for small models (None: the first sentence of ``description``)"""
     brief_args: ClassVar[tuple[str, ...] | None] = None
     """the arguments a small model is shown (None: the required ones, or all when none is)"""
+    data_args: ClassVar[tuple[str, ...]] = ()
+    """Arguments that carry data whose size the tool bounds itself (execute_code's ``inputs``, up to
+    ``toolset.sandbox.max_inputs_bytes``): ``limits.MAX_ARGUMENTS_CHARS`` does not count them."""
     cacheable: ClassVar[bool] = True
     """Whether an identical later call may be answered with this call's result (False for tools
     whose answer depends on state, such as the conversation's memory)."""
@@ -195,12 +199,16 @@ class Tool:
 
     def parse_args(self, raw: dict[str, Any] | None) -> BaseModel:
         try:
-            return self.Args.model_validate(raw or {})
+            args = self.Args.model_validate(raw or {})
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
-            )
-            raise ToolError(f"bad arguments for {self.name}: {problems}") from None
+            errors = exc.errors()
+            problems = "; ".join(f"{_where(e)}: {e['msg']}" for e in errors[:3])
+            more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""  # not 10,000 lines for one bad list
+            raise ToolError(f"bad arguments for {self.name}: {problems}{more}") from None
+        # what the model lets through: a megabyte of text, half a surrogate pair
+        if problem := arguments_problem(raw, self.data_args):
+            raise ToolError(f"bad arguments for {self.name}: {problem}")
+        return args
 
     def __call__(self, ctx: ToolContext, raw_args: dict[str, Any] | None = None) -> ToolResult:
         """Validate the arguments (bad ones are a ``ToolError`` for the caller) and run. Any other
@@ -230,6 +238,11 @@ class Tool:
         properties = {name: _brief_property(params["properties"][name]) for name in names}
         brief = {"type": "object", "properties": properties, "required": [n for n in names if n in required]}
         return {"type": "function", "function": {"name": self.name, "description": self.brief or _first_sentence(self.description), "parameters": brief}}
+
+
+def _where(error: dict) -> str:
+    """The argument a pydantic error is about ("query", "categories.3")."""
+    return ".".join(map(str, error["loc"])) or "arguments"
 
 
 def _first_sentence(text: str) -> str:

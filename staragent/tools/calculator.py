@@ -11,9 +11,9 @@ import re
 from pydantic import BaseModel, Field
 
 from ..errors import ToolError
+from ..limits import MAX_EXPRESSION_CHARS
 from .base import Tool, ToolContext, ToolResult
 
-MAX_LENGTH = 500
 MAX_NODES = 200
 MAX_EXPONENT = 1000
 MAX_MAGNITUDE = 1e300
@@ -82,8 +82,8 @@ def normalize_expression(text: str) -> str:
 def evaluate(expression: str) -> float | int:
     if not expression or not expression.strip():
         raise ToolError("the expression is empty; give something to compute, e.g. '249 + 129'")
-    if len(expression) > MAX_LENGTH:
-        raise ToolError(f"the expression is longer than {MAX_LENGTH} characters")
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise ToolError(f"the expression is longer than {MAX_EXPRESSION_CHARS} characters")
     text = normalize_expression(expression)
     try:
         tree = ast.parse(text, mode="eval")

@@ -13,10 +13,9 @@ from pydantic import BaseModel, Field, field_validator
 from ..config import Settings
 from ..config import _config_file as config_file
 from ..errors import ToolError
+from ..limits import MAX_CODE_CHARS
 from ..sandbox import runner as sandbox
 from .base import Tool, ToolContext, ToolResult
-
-MAX_CODE_CHARS = 50_000
 
 
 class CodeResult(ToolResult):
@@ -42,6 +41,7 @@ class ExecuteCode(Tool):
     )
     needs_video = False
     cacheable = False  # programs may read the clock or randomness
+    data_args = ("inputs",)  # bounded by toolset.sandbox.max_inputs_bytes
 
     class Args(BaseModel):
         code: str = Field(description="the program")

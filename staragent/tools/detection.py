@@ -6,12 +6,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, field_validator
 
 from ..errors import ToolError
+from ..limits import MAX_CATEGORIES, MAX_QUERY_CHARS
 from ..schema import Evidence
 from ..timecodes import format_range, format_time
 from .base import Tool, ToolContext, ToolResult
 from .common import TimeRangeArg, frames_between
-
-MAX_CATEGORIES = 20
 
 
 class ObjectBox(BaseModel):
@@ -130,7 +129,8 @@ class CountObjects(Tool):
 
     class Args(BaseModel):
         timestamp: TimeRangeArg
-        object_query: str = Field(description="the kind of object to count, in a few words")
+        object_query: str = Field(description="the kind of object to count, in a few words",
+                                  max_length=MAX_QUERY_CHARS)
         threshold: float | None = Field(None, ge=0, le=1, description="lowest score counted (default from settings)")
 
         @field_validator("object_query")

@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field, field_validator
 
 from ..errors import ToolError
 from ..index.text import tokenize
+from ..limits import MAX_NOTE_CHARS
 from .base import Tool, ToolContext, ToolResult
 
 MAX_NOTES = 200
-MAX_NOTE_CHARS = 2000
 _ALIASES = {
     "add": "add", "store": "add", "save": "add", "remember": "add", "insert": "add",
     "delete": "delete", "remove": "delete", "forget": "delete",

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..errors import ModelUnavailable, ToolError
+from ..limits import MAX_QUESTION_CHARS
 from ..schema import Evidence
 from ..timecodes import format_range, read_range
 from .base import Tool, ToolContext, ToolResult
-
-MAX_QUESTION = 2000
 
 
 class RankedLine(BaseModel):
@@ -55,8 +54,9 @@ class FindAnswer(Tool):
     )
 
     class Args(BaseModel):
-        question: str = Field(description="the question, as asked", max_length=MAX_QUESTION)
-        previous: str | None = Field(None, description="the previous question of the conversation, for a follow-up", max_length=MAX_QUESTION)
+        question: str = Field(description="the question, as asked", max_length=MAX_QUESTION_CHARS)
+        previous: str | None = Field(None, description="the previous question of the conversation, for a follow-up",
+                                     max_length=MAX_QUESTION_CHARS)
         timestamp: str | None = Field(None, description="a time range the question is about, e.g. '01:00-02:00'")
         k: int = Field(10, ge=1, le=20, description="how many lines to return")
 

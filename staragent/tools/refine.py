@@ -14,12 +14,11 @@ import math
 from pydantic import BaseModel, Field
 
 from ..errors import ToolError
+from ..limits import MAX_REFINE_QUESTION_CHARS
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
 from .common import RANGE_HELP, Span, span
-
-MAX_QUESTION_CHARS = 1000
 
 
 class Refinement(Span, ToolResult):
@@ -47,8 +46,8 @@ def _read(ctx: ToolContext, args: RangeQuestion):
     index = ctx.require_index()
     start, end = ctx.time_range(args.timestamp)
     question = (args.question or "").strip() or None
-    if question and len(question) > MAX_QUESTION_CHARS:
-        raise ToolError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
+    if question and len(question) > MAX_REFINE_QUESTION_CHARS:
+        raise ToolError(f"the question is longer than {MAX_REFINE_QUESTION_CHARS} characters")
     return index, start, end, question
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from ..config import Settings
 from ..errors import ConfigError, ToolError
+from ..limits import MAX_NAME_CHARS, quoted
 from .base import Tool
 
 log = logging.getLogger("staragent.tools")
@@ -110,9 +111,10 @@ class ToolRegistry:
         try:
             return self._tools[name]
         except KeyError:
-            close = difflib.get_close_matches(name, self.names(), n=1)
+            close = difflib.get_close_matches(name, self.names(), n=1) if len(name) <= MAX_NAME_CHARS else []
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ToolError(f"no tool named {name!r}{hint}; available: {', '.join(self.names())}") from None
+            available = ", ".join(self.names())
+            raise ToolError(f"no tool named {quoted(name)}{hint}; available: {available}") from None
 
     def select(self, names: Iterable[str] | None, settings: Settings, pool=None) -> list[Tool]:
         """The tools to offer the planner.

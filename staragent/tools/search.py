@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..limits import MAX_QUERY_CHARS, MAX_SEARCH_RESULTS
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
@@ -57,9 +58,9 @@ class CrossModalSearch(Tool):
     )
 
     class Args(BaseModel):
-        query: str = Field(description="what to look for, in a few words")
+        query: str = Field(description="what to look for, in a few words", max_length=MAX_QUERY_CHARS)
         modalities: list[str] | None = Field(None, description="subset of speech, ocr, visual, caption, audio")
-        k: int = Field(5, ge=1, le=50, description="how many spans to return")
+        k: int = Field(5, ge=1, le=MAX_SEARCH_RESULTS, description="how many spans to return")
 
     Result = SearchResultModel
 

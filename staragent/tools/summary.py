@@ -14,13 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ToolError
 from ..index.text import tokenize
+from ..limits import MAX_SUMMARY_TEXT_CHARS
 from ..schema import Evidence
 from ..timecodes import format_range, format_time
 from .base import Tool, ToolContext, ToolResult
 from .common import TimeRangeArg, ask_chat, span
 
 LENGTHS = {"short": 2, "medium": 4, "long": 8}
-MAX_TEXT_CHARS = 20_000
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])")
 
 
@@ -151,8 +151,8 @@ class SummarizeSegment(Tool):
                 raise ValueError("give a timestamp range to summarise, or a text")
             if isinstance(self.length, int) and not 1 <= self.length <= 20:
                 raise ValueError("length as a number of sentences must be between 1 and 20")
-            if self.text and len(self.text) > MAX_TEXT_CHARS:
-                raise ValueError(f"the text is longer than {MAX_TEXT_CHARS} characters")
+            if self.text and len(self.text) > MAX_SUMMARY_TEXT_CHARS:
+                raise ValueError(f"the text is longer than {MAX_SUMMARY_TEXT_CHARS} characters")
             return self
 
     Result = SummaryResult

@@ -14,13 +14,12 @@ from pydantic import BaseModel, Field
 
 from ..errors import ModelUnavailable, ToolError
 from ..languages import known_language, language_name, parse_language
+from ..limits import MAX_TRANSLATE_CHARS
 from ..models.asr import shift_lines
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
 from .common import Span, TimeRangeArg, ask_chat, span
-
-MAX_TEXT_CHARS = 5000
 
 
 def _llm_translate(chat, texts: list[str], source: str | None, target: str) -> list[str]:
@@ -91,8 +90,8 @@ class TranslateText(Tool):
         text = args.text.strip()
         if not text:
             raise ToolError("translate_text needs a non-empty text")
-        if len(text) > MAX_TEXT_CHARS:
-            raise ToolError(f"the text is longer than {MAX_TEXT_CHARS} characters; translate it in parts")
+        if len(text) > MAX_TRANSLATE_CHARS:
+            raise ToolError(f"the text is longer than {MAX_TRANSLATE_CHARS} characters; translate it in parts")
         source, target = parse_language(args.from_lang, allow_auto=True), parse_language(args.to_lang)
         [translated], model = translate_texts(ctx, [text], source, target, self.name)
         return TranslatedText(text=text, translated_text=translated, from_lang=source, to_lang=target, model=model)

@@ -9,9 +9,8 @@ from pydantic import BaseModel, Field
 
 from ..config import Settings
 from ..errors import ToolError
+from ..limits import MAX_WEB_QUERY_CHARS
 from .base import Tool, ToolContext, ToolResult
-
-MAX_QUERY_CHARS = 300
 
 
 def make_client(settings: Settings):
@@ -78,8 +77,8 @@ class WebSearch(Tool):
         query = args.query.strip()
         if not query:
             raise ToolError("web_search needs a query: what to look up")
-        if len(query) > MAX_QUERY_CHARS:
-            raise ToolError(f"the query is longer than {MAX_QUERY_CHARS} characters")
+        if len(query) > MAX_WEB_QUERY_CHARS:
+            raise ToolError(f"the query is longer than {MAX_WEB_QUERY_CHARS} characters")
         from ddgs.exceptions import DDGSException
 
         cfg = ctx.settings.toolset.web
