@@ -476,6 +476,8 @@ def _picture_params(ctx: BuildContext) -> dict:
 
 PICTURE_BATCH = 16
 """keyframe pictures labelled per step (a step is also the unit of resumption)"""
+READERS = 2
+"""threads that decode, prepare and search the coming batches for faces"""
 
 
 def run_pictures(ctx: BuildContext) -> dict:
@@ -493,23 +495,25 @@ def run_pictures(ctx: BuildContext) -> dict:
     files = sorted({k.file for k in keyframes})
     batches = [files[i : i + PICTURE_BATCH] for i in range(0, len(files), PICTURE_BATCH)]
 
-    def read(k: int) -> tuple[list[np.ndarray], list[list[float]]]:
+    def read(k: int) -> tuple[np.ndarray, list[list[float]]]:
         images = [read_keyframe(ctx.dir, f) for f in batches[k]]
-        return images, [[face.score for face in labeller.faces(image)] if params["faces"] else [] for image in images]
+        return labeller.views(images), [[face.score for face in labeller.faces(image)] if params["faces"] else [] for image in images]
 
-    # the next batch is decoded and searched for faces on a thread of its own while this one is
-    # classified: JPEG decoding, dlib and onnxruntime all release the GIL
-    reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures-read")
+    # the next two batches are decoded, prepared and searched for faces on threads of their own while
+    # this one is classified: JPEG decoding, resizing, dlib and onnxruntime all release the GIL, and
+    # the stage runs when the lanes before it are done, so every core is free for it
+    reader = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="pictures-read")
     upcoming: dict[int, Any] = {}
 
     def look(k: int) -> list[dict]:
-        images, faces = (upcoming.pop(k, None) or reader.submit(read, k)).result()
-        if k + 1 < len(batches):
-            upcoming[k + 1] = reader.submit(read, k + 1)
+        views, faces = (upcoming.pop(k, None) or reader.submit(read, k)).result()
+        for ahead in range(k + 1, min(k + 1 + READERS, len(batches))):
+            if ahead not in upcoming:
+                upcoming[ahead] = reader.submit(read, ahead)
         return [
             {"file": f, "label": found.label if found else None, "description": found.description if found else "",
              "score": found.score if found else 0.0, "faces": scores}
-            for f, found, scores in zip(batches[k], labeller.label(images), faces)
+            for f, found, scores in zip(batches[k], labeller.label_views(views), faces)
         ]
 
     try:

@@ -123,6 +123,14 @@ class ImageNetHierarchy:
             out.append((np.array([self.column[a] for a in path], dtype=np.int64), path))
         return out
 
+    @functools.cached_property
+    def _labelable(self) -> np.ndarray:
+        return np.array([self.column[a] for a in self.nodes if self.depth(a) >= MIN_LABEL_DEPTH], dtype=np.int64)
+
+    def strongest(self, probabilities: np.ndarray) -> np.ndarray:
+        """Per row of class probabilities, the largest belief in any synset that may be a label."""
+        return (np.atleast_2d(probabilities) @ self.under[:, self._labelable]).max(axis=1)
+
     def best(self, probabilities: np.ndarray, threshold: float) -> list[tuple[int, float] | None]:
         """Per row of class probabilities, the most specific synset on the top class's path whose
         summed probability reaches ``threshold`` (at least ``MIN_LABEL_DEPTH`` deep), with that

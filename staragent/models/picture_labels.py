@@ -76,39 +76,54 @@ class PictureLabeller:
         self.threshold = threshold
         self.face_threshold = face_threshold
         self.hierarchy = hierarchy()
-        self._faces = _dlib_detector()
-        self._face_lock = threading.Lock()
+        self._sees_faces = _dlib_detector() is not None
+        self._detectors = threading.local()  # one detector object per thread: two threads driving one crash the process
 
     @property
     def sees_faces(self) -> bool:
-        return self._faces is not None
+        return self._sees_faces
 
-    def probabilities(self, images: list[np.ndarray]) -> np.ndarray:
-        """Class probabilities per picture: the mean of the whole frame's and its centre square's.
-        The pair was right more often than either alone on the dev media (docs/models.md)."""
-        if not images:
+    @staticmethod
+    def views(images: list[np.ndarray]) -> np.ndarray:
+        """The classifier's input for ``images``: each whole, then each one's centre square (the
+        pair was right more often than either alone on the dev media, docs/models.md). A caller may
+        prepare them on another thread (``label_views``)."""
+        return np.stack([prepare(i) for i in images] + [prepare(centre_square(i)) for i in images])
+
+    def probabilities(self, views: np.ndarray) -> np.ndarray:
+        """Class probabilities per picture from its ``views``: the mean of its two views'. The centre
+        square is classified only where it could matter: a mean reaches the threshold only where the
+        whole frame's belief in some synset reaches ``2 × threshold - 1`` (the square adds at most 1),
+        so elsewhere the whole frame's probabilities give the same answer (no label) at half the cost."""
+        half = len(views) // 2
+        if not half:
             return np.zeros((0, len(self.hierarchy.classes)), np.float32)
-        views = np.stack([prepare(i) for i in images] + [prepare(centre_square(i)) for i in images])
-        both = self._session.run(None, {"images": views})[0]
-        return (both[: len(images)] + both[len(images) :]) / 2
+        whole = self._session.run(None, {"images": views[:half]})[0]
+        could = self.hierarchy.strongest(whole) >= 2 * self.threshold - 1
+        if could.any():
+            centre = self._session.run(None, {"images": views[half:][could]})[0]
+            whole[could] = (whole[could] + centre) / 2
+        return whole
+
+    def label_views(self, views: np.ndarray) -> list[PictureLabel | None]:
+        found = self.hierarchy.best(self.probabilities(views), self.threshold) if len(views) else []
+        return [None if f is None else PictureLabel(self.hierarchy.name(f[0]), self.hierarchy.describe(f[0]), round(f[1], 3)) for f in found]
 
     def label(self, images: list[np.ndarray]) -> list[PictureLabel | None]:
-        if not images:
-            return []
-        found = self.hierarchy.best(self.probabilities(images), self.threshold)
-        return [None if f is None else PictureLabel(self.hierarchy.name(f[0]), self.hierarchy.describe(f[0]), round(f[1], 3)) for f in found]
+        return self.label_views(self.views(images)) if images else []
 
     def faces(self, image: np.ndarray) -> list[FaceBox]:
         """Frontal faces, looked for in a copy at most ``FACE_WIDTH`` pixels wide."""
-        if self._faces is None:
+        if not self._sees_faces:
             return []
         height, width = image.shape[:2]
         if width > FACE_WIDTH:
             from PIL import Image
 
             image = np.asarray(Image.fromarray(np.asarray(image, np.uint8)).resize((FACE_WIDTH, round(height * FACE_WIDTH / width)), Image.BILINEAR))
-        with self._face_lock:  # one detector object must not run on two threads at once (it crashes)
-            boxes, scores, _ = self._faces.run(np.ascontiguousarray(image, np.uint8), 0, 0.0)
+        detector = getattr(self._detectors, "hog", None) or _dlib_detector()
+        self._detectors.hog = detector
+        boxes, scores, _ = detector.run(np.ascontiguousarray(image, np.uint8), 0, 0.0)
         height, width = image.shape[:2]
         return [
             FaceBox((max(0.0, b.left() / width), max(0.0, b.top() / height), min(1.0, b.right() / width), min(1.0, b.bottom() / height)), round(float(s), 3))
