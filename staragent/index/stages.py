@@ -335,11 +335,17 @@ def run_audio_tags(ctx: BuildContext) -> dict:
     windows = [row for rows in _checkpointed(ctx, "audio_tags", starts, tag, desc="sounds", unit="block") for row in rows]
     events = merge_windows(windows)
     write_jsonl(ctx.path("audio_tags.jsonl"), [e.model_dump() for e in events])
+    seconds = label_seconds(events)
+    return {"backend": tagger.name, "model": f"{params['backend']}:{params['model']}", "events": len(events), "labels": len(seconds),
+            "top_label_seconds": dict(list(seconds.items())[:8])}
+
+
+def label_seconds(events) -> dict[str, float]:
+    """Seconds each label lasts over ``events`` (anything with ``label``, ``start``, ``end``), longest first."""
     seconds: dict[str, float] = {}
     for e in events:
         seconds[e.label] = seconds.get(e.label, 0.0) + e.end - e.start
-    top = {label: round(sec, 1) for label, sec in sorted(seconds.items(), key=lambda kv: -kv[1])[:8]}
-    return {"backend": tagger.name, "model": f"{params['backend']}:{params['model']}", "events": len(events), "labels": len(seconds), "top_label_seconds": top}
+    return {label: round(sec, 1) for label, sec in sorted(seconds.items(), key=lambda kv: -kv[1])}
 
 
 # ---------------------------------------------------------------- video lane
@@ -495,25 +501,25 @@ def run_pictures(ctx: BuildContext) -> dict:
     files = sorted({k.file for k in keyframes})
     batches = [files[i : i + PICTURE_BATCH] for i in range(0, len(files), PICTURE_BATCH)]
 
-    def read(k: int) -> tuple[np.ndarray, list[list[float]]]:
+    def read(k: int) -> tuple[list[np.ndarray], np.ndarray, list[list[float]]]:
         images = [read_keyframe(ctx.dir, f) for f in batches[k]]
-        return labeller.views(images), [[face.score for face in labeller.faces(image)] if params["faces"] else [] for image in images]
+        return images, labeller.views(images), [[face.score for face in labeller.faces(image)] if params["faces"] else [] for image in images]
 
-    # the next two batches are decoded, prepared and searched for faces on threads of their own while
+    # the next two batches are decoded, prepared (whole) and searched for faces on threads of their own while
     # this one is classified: JPEG decoding, resizing, dlib and onnxruntime all release the GIL, and
     # the stage runs when the lanes before it are done, so every core is free for it
     reader = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="pictures-read")
     upcoming: dict[int, Any] = {}
 
     def look(k: int) -> list[dict]:
-        views, faces = (upcoming.pop(k, None) or reader.submit(read, k)).result()
+        images, views, faces = (upcoming.pop(k, None) or reader.submit(read, k)).result()
         for ahead in range(k + 1, min(k + 1 + READERS, len(batches))):
             if ahead not in upcoming:
                 upcoming[ahead] = reader.submit(read, ahead)
         return [
             {"file": f, "label": found.label if found else None, "description": found.description if found else "",
              "score": found.score if found else 0.0, "faces": scores}
-            for f, found, scores in zip(batches[k], labeller.label_views(views), faces)
+            for f, found, scores in zip(batches[k], labeller.label(images, views), faces)
         ]
 
     try:
@@ -522,12 +528,8 @@ def run_pictures(ctx: BuildContext) -> dict:
         reader.shutdown(cancel_futures=True)
     events = picture_events(keyframes, seen)
     write_jsonl(ctx.path("pictures.jsonl"), [e.model_dump() for e in events])
-    seconds: dict[str, float] = {}
-    for e in events:
-        seconds[e.label] = seconds.get(e.label, 0.0) + e.end - e.start
-    top = {label: round(sec, 1) for label, sec in sorted(seconds.items(), key=lambda kv: -kv[1])[:8]}
     return {"backend": labeller.name, "model": f"{params['backend']}:{params['model']}", "pictures": len(files),
-            "events": len(events), "faces": params["faces"], "top_label_seconds": top}
+            "events": len(events), "faces": params["faces"], "top_label_seconds": dict(list(label_seconds(events).items())[:8])}
 
 
 def picture_events(keyframes: list[Keyframe], seen: dict[str, dict]):

@@ -14,6 +14,7 @@ reading with slides.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,41 +77,35 @@ class PictureLabeller:
         self.threshold = threshold
         self.face_threshold = face_threshold
         self.hierarchy = hierarchy()
-        self._sees_faces = _dlib_detector() is not None
+        self._sees_faces = importlib.util.find_spec("dlib") is not None
         self._detectors = threading.local()  # one detector object per thread: two threads driving one crash the process
-
-    @property
-    def sees_faces(self) -> bool:
-        return self._sees_faces
 
     @staticmethod
     def views(images: list[np.ndarray]) -> np.ndarray:
-        """The classifier's input for ``images``: each whole, then each one's centre square (the
-        pair was right more often than either alone on the dev media, docs/models.md). A caller may
-        prepare them on another thread (``label_views``)."""
-        return np.stack([prepare(i) for i in images] + [prepare(centre_square(i)) for i in images])
+        """The classifier's input for ``images`` seen whole; a caller may prepare it on another
+        thread and hand it to ``label``."""
+        return np.stack([prepare(i) for i in images])
 
-    def probabilities(self, views: np.ndarray) -> np.ndarray:
-        """Class probabilities per picture from its ``views``: the mean of its two views'. The centre
-        square is classified only where it could matter: a mean reaches the threshold only where the
-        whole frame's belief in some synset reaches ``2 × threshold - 1`` (the square adds at most 1),
-        so elsewhere the whole frame's probabilities give the same answer (no label) at half the cost."""
-        half = len(views) // 2
-        if not half:
+    def probabilities(self, images: list[np.ndarray], whole_views: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities per picture: the mean of the whole frame's and its centre square's
+        (the pair was right more often than either alone on the dev media, docs/models.md). The
+        square is classified, and prepared, only where it could matter: a mean reaches the threshold
+        only where the whole frame's belief in some synset reaches ``2 × threshold - 1`` (the square
+        adds at most 1), so elsewhere the whole frame's probabilities give the same answer (no label)."""
+        if not images:
             return np.zeros((0, len(self.hierarchy.classes)), np.float32)
-        whole = self._session.run(None, {"images": views[:half]})[0]
-        could = self.hierarchy.strongest(whole) >= 2 * self.threshold - 1
-        if could.any():
-            centre = self._session.run(None, {"images": views[half:][could]})[0]
+        whole = self._session.run(None, {"images": self.views(images) if whole_views is None else whole_views})[0]
+        could = np.flatnonzero(self.hierarchy.strongest(whole) >= 2 * self.threshold - 1)
+        if len(could):
+            centre = self._session.run(None, {"images": np.stack([prepare(centre_square(images[i])) for i in could])})[0]
             whole[could] = (whole[could] + centre) / 2
         return whole
 
-    def label_views(self, views: np.ndarray) -> list[PictureLabel | None]:
-        found = self.hierarchy.best(self.probabilities(views), self.threshold) if len(views) else []
+    def label(self, images: list[np.ndarray], whole_views: np.ndarray | None = None) -> list[PictureLabel | None]:
+        """Each picture's label, None where the model is not sure enough; ``whole_views``: the
+        pictures' ``views``, when prepared already."""
+        found = self.hierarchy.best(self.probabilities(images, whole_views), self.threshold) if images else []
         return [None if f is None else PictureLabel(self.hierarchy.name(f[0]), self.hierarchy.describe(f[0]), round(f[1], 3)) for f in found]
-
-    def label(self, images: list[np.ndarray]) -> list[PictureLabel | None]:
-        return self.label_views(self.views(images)) if images else []
 
     def faces(self, image: np.ndarray) -> list[FaceBox]:
         """Frontal faces, looked for in a copy at most ``FACE_WIDTH`` pixels wide."""
@@ -121,8 +116,10 @@ class PictureLabeller:
             from PIL import Image
 
             image = np.asarray(Image.fromarray(np.asarray(image, np.uint8)).resize((FACE_WIDTH, round(height * FACE_WIDTH / width)), Image.BILINEAR))
-        detector = getattr(self._detectors, "hog", None) or _dlib_detector()
-        self._detectors.hog = detector
+        if (detector := getattr(self._detectors, "hog", None)) is None:
+            import dlib
+
+            detector = self._detectors.hog = dlib.get_frontal_face_detector()
         boxes, scores, _ = detector.run(np.ascontiguousarray(image, np.uint8), 0, 0.0)
         height, width = image.shape[:2]
         return [
@@ -130,11 +127,3 @@ class PictureLabeller:
             for b, s in zip(boxes, scores)
             if s >= self.face_threshold
         ]
-
-
-def _dlib_detector():
-    try:
-        import dlib
-    except ImportError:
-        return None
-    return dlib.get_frontal_face_detector()
