@@ -88,7 +88,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     guidance = None
     if offered is not None and session.index is not None and not over_budget:
         # a small model's retrieval, planned by the rules and made for it until it has spoken (see ``guide``)
-        guidance = guide(state["messages"], session.tool_specs(offered), video, skip=frozenset({CHECK}))
+        guidance = guide(state["messages"], session.tool_specs(offered), video, skip=frozenset({CHECK}), asks_summary=session.asks_summary)
         if guidance.calls and not any(isinstance(m, AIMessage) and not m.response_metadata.get(BY_AGENT) for m in turn):
             return {"messages": [_agent_calls(guidance.calls)]}
         if not guidance.calls and toolchoice.reads(question):
@@ -103,7 +103,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if session.small_model:
         model = model.bind(max_tokens=min(session.settings.planner.max_tokens, toolchoice.SMALL_MAX_TOKENS))
     # a planner that reads the video's facts gets them from the state, not from the prompt's text
-    reply = model.invoke(messages, video=video) if getattr(model, "reads_video_facts", False) else model.invoke(messages)
+    reply = model.invoke(messages, video=video, asks_summary=session.asks_summary) if getattr(model, "reads_video_facts", False) else model.invoke(messages)
     if over_budget:  # the model may still call a tool, natively or in its text (a server without a tool parser)
         text, wrote_calls = without_calls(reply.text)
         if wrote_calls or reply.tool_calls or reply.invalid_tool_calls:

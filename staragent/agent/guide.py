@@ -46,13 +46,14 @@ class Guidance:
         return HumanMessage(render("agent_draft_small", leads=list(self.leads), draft=self.draft, question=question))
 
 
-def guide(messages: list[BaseMessage], tool_specs: list[dict], video: dict, skip: frozenset[str] = frozenset()) -> Guidance:
+def guide(messages: list[BaseMessage], tool_specs: list[dict], video: dict, skip: frozenset[str] = frozenset(),
+          asks_summary=None) -> Guidance:
     """The rule planner's next move over the offered tools (``tool_specs``) in this conversation:
     calls to make, or its answer. Messages the graph itself wrote to the model (an answer sent back,
     flagged by a key of ``additional_kwargs`` in ``skip``) are left out: the rules read the user's
     questions and the tools' results."""
     kept = [m for m in messages if not (isinstance(m, HumanMessage) and skip & set(m.additional_kwargs))]
-    reply = RulePlanner().bind_tools(tool_specs).invoke(kept, video=video)
+    reply = RulePlanner().bind_tools(tool_specs).invoke(kept, video=video, asks_summary=asks_summary)
     if reply.tool_calls:
         return Guidance(calls=[(c["name"], c["args"]) for c in reply.tool_calls])
     cited = (reply.response_metadata or {}).get("evidence") or []

@@ -24,6 +24,21 @@ class Session:
     """plan as a small model needs: a short prompt, brief schemas, tools chosen per question"""
     checks_answers: bool = False
     """hold the planner's answers to the checks of ``agent.grounding`` (language-model planners)"""
+    _summary_ask: Any = None
+
+    def asks_summary(self, question: str) -> bool:
+        """Whether ``question`` asks for an overview: the fitted model of ``qa.operation`` over this
+        video's words, embedded by the session's own e5 when it has one loaded."""
+        if self._summary_ask is None:
+            import numpy as np
+
+            from ..qa.operation import SummaryAsk, video_vocabulary
+
+            encoders = self.tool_ctx.extras.get("query_encoders") or {}
+            encode = next((f for m, f in encoders.items() if m != "visual"), None)
+            embed = (lambda texts: np.stack([encode(t) for t in texts])) if encode else None
+            self._summary_ask = SummaryAsk(video_vocabulary(self.index) if self.index is not None else (), embed=embed)
+        return self._summary_ask(question)
 
     @property
     def index(self):

@@ -6,6 +6,7 @@ share most words with the rest of the range (an extractive summary) and keeps th
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from typing import Literal
@@ -21,6 +22,23 @@ from .base import Tool, ToolContext, ToolResult
 from .common import TimeRangeArg, ask_chat, span
 
 LENGTHS = {"short": 2, "medium": 4, "long": 8}
+PART_MIN_S = 8.0
+"""on-screen text that stays this long marks a part of the video (a title card over a reading, a slide)"""
+MAX_PARTS = 8
+"""an overview names at most this many parts (each with its title and opening)"""
+
+
+def parts_of(spans) -> list[tuple[float, float]]:
+    """The parts of a stretch, in order, as its on-screen text marks them: each run of text that stays
+    on screen a while (a title and the lines shown with it), from the ``(start, end)`` of its lines."""
+    held = sorted((a, b) for a, b in spans if b - a >= PART_MIN_S)
+    parts: list[list[float]] = []
+    for a, b in held:
+        if parts and a < parts[-1][1] - 0.5:  # overlaps the part before: shown with it
+            parts[-1][1] = max(parts[-1][1], b)
+        else:
+            parts.append([a, b])
+    return [(a, b) for a, b in parts]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])")
 
 
@@ -105,14 +123,25 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
     untimed = [i for i in range(len(points)) if points[i].start is None and tokens[i]]
     chosen: list[int] = []
     if timed:
-        # a stretch gives a title and its gist when there is text on screen: half as many stretches then
-        stretches = max(1, sentences // 2) if any(points[i].modality == "ocr" for i in timed) else sentences
-        lo, hi = min(points[i].start for i in timed), max(points[i].end or points[i].start for i in timed)
-        width = (hi - lo) / stretches or 1.0
-        worded_range = any(points[i].modality != "audio" for i in timed)
+        parts = parts_of((points[i].start, points[i].end) for i in timed if points[i].modality == "ocr" and points[i].end is not None)
         bins: dict[int, list[int]] = {}
-        for i in timed:
-            bins.setdefault(min(stretches - 1, int((points[i].start - lo) / width)), []).append(i)
+        if len(parts) >= 2:
+            # the range's own parts (a title card over each reading, a slide each): each gives its title
+            # and its opening in a summary of the usual length or longer, its title alone in a short one
+            parts = parts[:MAX_PARTS]
+            if sentences >= LENGTHS["medium"]:
+                sentences = max(sentences, 2 * len(parts))
+            starts = [a for a, _ in parts]
+            for i in timed:
+                bins.setdefault(max(0, bisect.bisect_right(starts, points[i].start + 0.5) - 1), []).append(i)
+        else:
+            # a stretch gives a title and its gist when there is text on screen: half as many stretches then
+            stretches = max(1, sentences // 2) if any(points[i].modality == "ocr" for i in timed) else sentences
+            lo, hi = min(points[i].start for i in timed), max(points[i].end or points[i].start for i in timed)
+            width = (hi - lo) / stretches or 1.0
+            for i in timed:
+                bins.setdefault(min(stretches - 1, int((points[i].start - lo) / width)), []).append(i)
+        worded_range = any(points[i].modality != "audio" for i in timed)
         for n, (_, members) in enumerate(sorted(bins.items())):
             # the first text that appears in the stretch (a new title or slide), and its gist in
             # words (what is said, else what is shown, else heard); the first sentence counts a little
@@ -123,8 +152,10 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
                 continue  # only sounds here, while words are said or shown elsewhere: the words say more
             worded = said or shown or members
             opening = [i for i in said if len(points[i].text.split()) >= 3]  # not a bare "1." read out
-            best = min(opening) if n == 0 and opening else max(worded, key=lambda i: score(i) * (1.2 if i == min(worded) else 1.0))
-            chosen += [i for i in dict.fromkeys([*shown[:1], best])]
+            begins = n == 0 or len(parts) >= 2  # a part, like the whole range, is told by how it begins
+            best = min(opening) if begins and opening else max(worded, key=lambda i: score(i) * (1.2 if i == min(worded) else 1.0))
+            titles_only = len(parts) >= 2 and sentences < 2 * len(parts) and shown
+            chosen += [i for i in dict.fromkeys([*shown[:1], *([] if titles_only else [best])])]
     chosen = list(dict.fromkeys(chosen))[:sentences]
     spare = sorted((i for i in timed + untimed if i not in chosen), key=lambda i: -score(i))
     chosen += spare[: max(0, sentences - len(chosen))]

@@ -48,9 +48,10 @@ class RulePlanner(BaseChatModel):
                 names.append(getattr(tool, "name", None))
         return self.model_copy(update={"tool_names": tuple(n for n in names if n)})
 
-    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, video: dict | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, video: dict | None = None,
+                  asks_summary=None, **kwargs: Any) -> ChatResult:
         video = video or {}
-        turn = read_turn(messages, set(self.tool_names), duration=video.get("duration"), video_name=video.get("name"))
+        turn = read_turn(messages, set(self.tool_names), duration=video.get("duration"), video_name=video.get("name"), asks_summary=asks_summary)
         calls = next_calls(turn, set(self.tool_names))
         if calls:
             message = AIMessage(content="", tool_calls=calls)

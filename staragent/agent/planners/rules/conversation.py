@@ -9,6 +9,7 @@ and the facts about the video the graph keeps beside them (its length).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -86,8 +87,9 @@ def call(name: str, **args) -> dict:
 
 
 def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = frozenset(), duration: float | None = None,
-              video_name: str | None = None) -> Turn:
-    """The current question, what was called for it so far, and what earlier turns said."""
+              video_name: str | None = None, asks_summary: Callable[[str], bool] | None = None) -> Turn:
+    """The current question, what was called for it so far, and what earlier turns said
+    (``asks_summary``: see ``question.analyse``)."""
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     if not humans:
         raise ValueError("the conversation has no question")
@@ -96,7 +98,7 @@ def read_turn(messages: list[BaseMessage], tools: set[str] | frozenset[str] = fr
     asked: Question | None = None
     noted = False
     for h, following in zip(humans, [*humans[1:], len(messages)]):
-        asked = analyse(str(messages[h].content), asked, video_name)  # each question read in the light of the one before
+        asked = analyse(str(messages[h].content), asked, video_name, asks_summary)  # each question read in the light of the one before
         if h == last:
             break
         noted = noted or (asked.intent is not None and asked.intent.kind == "remember")

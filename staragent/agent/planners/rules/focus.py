@@ -10,6 +10,7 @@ import re
 from ....errors import StarAgentError
 from ....index.text import tokenize
 from ....timecodes import parse_range
+from ....tools.summary import parts_of
 from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .layout import popped_up
@@ -240,21 +241,10 @@ def own_words_found(turn: Turn) -> bool:
                               for m in hits[0].get("evidence") or [])
 
 
-PART_MIN_S = 8.0
-"""on-screen text that stays this long marks a part of the video (a title card over a reading, a slide)"""
-
-
 def parts_shown(turn: Turn) -> list[Span]:
-    """The parts of the video, in order, as its on-screen text marks them: each run of lines that
-    stay on screen a while (a title and the lines shown with it), read this turn."""
-    spans = sorted((float(x["start"]), float(x["end"])) for x in lines_read(turn) if float(x["end"]) - float(x["start"]) >= PART_MIN_S)
-    parts: list[list[float]] = []
-    for a, b in spans:
-        if parts and a < parts[-1][1] - 0.5:  # overlaps the part before: shown with it
-            parts[-1][1] = max(parts[-1][1], b)
-        else:
-            parts.append([a, b])
-    return [(a, b) for a, b in parts]
+    """The parts of the video, in order, as its on-screen text marks them (``tools.summary.parts_of``),
+    over the lines read this turn."""
+    return parts_of((float(x["start"]), float(x["end"])) for x in lines_read(turn))
 
 
 def whole_read(duration: float | None) -> Span | None:

@@ -17,7 +17,9 @@ A question is read in layers, each by plain English patterns that hold for any v
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ....errors import InputError, TimeFormatError
@@ -907,12 +909,31 @@ def _without_title(text: str, video_name: str | None) -> str:
         run = []
     for start, end in reversed(runs):
         text = text[:start] + " " + text[end:]
+    # "the readings video", "that bunny film": words of its name right before a word for a video name it whole
+    words = list(re.finditer(r"[\w'-]+", text))
+    for i in reversed(range(1, len(words))):
+        if words[i][0].lower() in _GENERIC_PARTS:
+            j = i
+            while j > 0 and re.sub(r"'s$", "", words[j - 1][0].lower()) in named:
+                j -= 1
+            if j < i:
+                text = text[: words[j].start()] + " " + text[words[i - 1].end():]
     return text
 
 
-def analyse(text: str, previous: Question | None = None, video_name: str | None = None) -> Question:
+@functools.lru_cache(maxsize=1)
+def _unplaced_summary_ask() -> Callable[[str], bool]:
+    from ....qa.operation import SummaryAsk
+
+    return SummaryAsk()
+
+
+def analyse(text: str, previous: Question | None = None, video_name: str | None = None,
+            asks_summary: Callable[[str], bool] | None = None) -> Question:
     """What ``text`` asks, read in the light of the question before it; ``video_name``: the video's
-    file name, whose words a question may use to name the video itself."""
+    file name, whose words a question may use to name the video itself; ``asks_summary``: the fitted
+    model that tells a request for an overview (``qa.operation.SummaryAsk`` over the video's words;
+    without one, the same model over no video's words)."""
     text = re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()
     quoted = quoted_phrases(text)
     bare = text
@@ -974,6 +995,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.asked_for = _asked_for(bare_lower)
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
+    unset = _without_title(unset, video_name)  # "in the readings video": the whole of it, no part
     question.scope = _scope(unset, quoted) if time_range is None and not first_of else None
     if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:
         question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
@@ -1015,7 +1037,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
-    question.overview = bool(_OVERVIEW.search(bare) or (question.scope and _PART_ABOUT.search(bare))) and intent is None and not quoted
+    asks_summary = asks_summary or _unplaced_summary_ask()
+    # the phrasings written down before, and the fitted model for the endless others
+    question.overview = bool(_OVERVIEW.search(bare) or asks_summary(text) or (question.scope and _PART_ABOUT.search(bare))) and intent is None and not quoted
     if question.overview and question.scope and question.scope.lower() in ("story", "plot", "storyline"):
         question.scope = None  # "what's the story of this film?": the whole film's, not a part called a story
     if re.search(r"\b(?:short|brief|briefly|one sentence|quick|in a (?:word|line))\b", bare_lower):
