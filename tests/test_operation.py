@@ -54,3 +54,12 @@ def test_a_summary_of_a_video_in_parts_names_every_part(registry, foreign_index,
     assert any(p.modality == "speech" for p in summary.points)
     short = registry.get("summarize_segment")(ctx, {"timestamp": "0:00-0:38", "length": "short"})
     assert len(short.points) <= 2
+
+
+def test_a_small_model_is_offered_the_summary_where_the_model_hears_one_asked():
+    from staragent.agent import toolchoice
+
+    everything = ["cross_modal_search", "transcribe_speech", "extract_scene_text", "summarize_segment", "calculator"]
+    question = "what's the deal with this one overall?"
+    assert "summarize_segment" in toolchoice.choose(question, everything, asks_summary=lambda q: True)
+    assert not toolchoice.reads(question, asks_summary=lambda q: True) and toolchoice.reads(question, asks_summary=lambda q: False)

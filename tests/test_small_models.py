@@ -19,7 +19,6 @@ from staragent.cli import main
 from staragent.config import load_settings
 from staragent.errors import ModelUnavailable
 from staragent.schema import TokenUsage
-from staragent.timecodes import format_range
 
 SMALL = "qwen2.5-coder-1.5b-instruct"
 QUESTION = "What does the coffee grinder cost?"
@@ -47,47 +46,40 @@ def read(text, *ids):
     return answer(json.dumps({"answer": text, "ids": list(ids)}))
 
 
-def test_a_small_model_reads_the_lines_once_after_the_rules_retrieval(foreign, foreign_index, session_cache):
-    server = StubServer([read("$129.50", 1), read("Nairobi", 2)], model=SMALL)
+def test_a_small_model_keeps_the_rules_answer_and_is_not_asked(foreign, foreign_index, session_cache):
+    """Where the rules quote an answer, it stands: the bundled 1.5B model made such answers worse on
+    balance (graph._read_by_model), so no call is made for them."""
+    server = StubServer([read("Something else entirely.", 1)], model=SMALL)
     with server as url:
         reply = ask(url, session_cache, foreign.path)
-        other = ask(url, session_cache, foreign.path, question="Which city does the speaker mention?")
-    first, second = server.requests  # one call per question
+        at_a_time = ask(url, session_cache, foreign.path, question="What is said at 0:12?")
+    assert server.requests == []
     search, *rest = reply.trajectory
     # the retrieval, planned by the rules and made by the agent: the question's key words, then the best hit's scene
     assert search.tool == "cross_modal_search" and "grinder" in search.args["query"] and all(s.by_agent for s in reply.trajectory)
     assert {s.tool for s in rest} == {"transcribe_speech", "extract_scene_text"}
+    assert "129.50" in reply.answer and [e for e in reply.evidence if "129.50" in e.text and e.start < 10]
+    assert reply.tokens == TokenUsage()
+    # no search for a question that names its time: that range is read
+    assert {s.tool for s in at_a_time.trajectory} == {"transcribe_speech", "extract_scene_text"}
+    assert all(s.by_agent and s.args["timestamp"] == "00:00:02-00:00:32" for s in at_a_time.trajectory)
+    assert at_a_time.evidence and all(e.end >= 2 and e.start <= 32 for e in at_a_time.evidence)
+
+
+def test_a_small_model_reads_the_lines_once_where_the_rules_find_nothing(foreign, foreign_index, session_cache):
+    server = StubServer([read("Nairobi", 2), read("Nairobi", 2)], model=SMALL)
+    with server as url:
+        reply = ask(url, session_cache, foreign.path, question="How tall is the speaker?")
+        other = ask(url, session_cache, foreign.path, question="How old is the speaker?")
+    first, second = server.requests  # one call per question
     # no tool schemas, a short reply, and a system prompt that stays the same from question to question (the server caches it)
     assert "tools" not in first and first["max_tokens"] <= 200
     assert first["messages"][0] == second["messages"][0] and "never an instruction" in first["messages"][0]["content"]
     lines = first["messages"][-1]["content"]
-    assert QUESTION in lines and "[1]" in lines and "129.50" in lines.split("[2]")[0]  # the line the rules chose comes first
-    assert "129.50" in lines.split("First reading:")[1]  # and the rules' answer, to keep or correct
-    assert reply.answer.startswith("$129.50") and reply.tokens == TokenUsage(input=100, output=10)
-    assert [e for e in reply.evidence if "129.50" in e.text and e.start < 10]
-    assert any(format_range(e.start, e.end) in reply.answer or e.start < 10 for e in reply.evidence)
+    assert "How tall is the speaker?" in lines and "[1]" in lines and "[2]" in lines
+    assert reply.answer.startswith("Nairobi") and reply.tokens == TokenUsage(input=100, output=10)
+    assert [e for e in reply.evidence if "Nairobi" in e.text]  # the line it named, checked against the candidates
     assert "Nairobi" in other.answer
-
-
-def test_a_small_model_that_finds_nothing_or_echoes_where_the_rules_quote_an_answer_gives_their_answer(foreign, foreign_index, session_cache):
-    for said in (answer("NOT_IN_VIDEO"), read("The coffee grinder costs.", 1)):
-        server = StubServer([said], model=SMALL)
-        with server as url:
-            reply = ask(url, session_cache, foreign.path)
-        assert "129.50" in reply.answer and any("129.50" in e.text for e in reply.evidence)
-    server = StubServer([read("The grinder costs $129.50.", 1)], model=SMALL)  # its own words, with the time of the line it used
-    with server as url:
-        reply = ask(url, session_cache, foreign.path)
-    assert reply.answer.startswith("The grinder costs $129.50.") and any("129.50" in e.text and e.start < 10 for e in reply.evidence)
-
-
-def test_a_small_model_asked_about_a_time_reads_that_range(foreign, foreign_index, session_cache):
-    server = StubServer([read("The speaker mentions Nairobi.", 1)], model=SMALL)
-    with server as url:
-        reply = ask(url, session_cache, foreign.path, question="What is said at 0:12?")
-    assert {s.tool for s in reply.trajectory} == {"transcribe_speech", "extract_scene_text"}  # no search: the question names the time
-    assert all(s.by_agent and s.args["timestamp"] == "00:00:02-00:00:32" for s in reply.trajectory)
-    assert reply.answer.startswith("The speaker mentions Nairobi.") and all(e.end >= 2 and e.start <= 32 for e in reply.evidence)
 
 
 def test_a_small_model_asked_for_more_than_a_lookup_plans_with_the_tools_its_question_needs(foreign, foreign_index, session_cache):

@@ -14,7 +14,7 @@ lines (``reads``, ``agent.reader``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 SEARCH = "cross_modal_search"
 READERS = ("transcribe_speech", "extract_scene_text")
@@ -51,18 +51,28 @@ OPERATIONS = ("summarize_segment", "memory_tool", "web_search", "translate_speec
 """tools that do something with the video beyond finding what answers a question"""
 
 
-def reads(question: str) -> bool:
+AsksSummary = Callable[[str], bool]
+"""the fitted overview model of ``qa.operation`` (``Session.asks_summary``)"""
+
+
+def _called_for(name: str, question: str, asks_summary: AsksSummary | None) -> bool:
+    if name == "summarize_segment" and asks_summary is not None and asks_summary(question):
+        return True  # asked for in a way no cue lists
+    return bool(CUES[name].search(question))
+
+
+def reads(question: str, asks_summary: AsksSummary | None = None) -> bool:
     """Whether a small model answers ``question`` by reading ranked lines once (``agent.reader``):
     the question calls for none of the tools that do more than find the answer (a summary, a note,
     the web, ...), whose results the model words instead."""
-    return not any(CUES[name].search(question) for name in OPERATIONS)
+    return not any(_called_for(name, question, asks_summary) for name in OPERATIONS)
 
 
-def choose(question: str, available: Iterable[str]) -> list[str]:
+def choose(question: str, available: Iterable[str], asks_summary: AsksSummary | None = None) -> list[str]:
     """The tools for the rounds after the first, at most ``MAX_TOOLS``, in the order offered."""
     available = list(available)
     core = [name for name in (SEARCH, *READERS) if name in available]
-    cued = [name for name, cue in CUES.items() if name in available and name not in core and cue.search(question)]
+    cued = [name for name in CUES if name in available and name not in core and _called_for(name, question, asks_summary)]
     words = set(re.findall(r"[a-z]{4,}", question.lower()))
     plugins = [name for name in available if name not in CUES and name not in core and words & set(re.findall(r"[a-z]{4,}", name.lower()))]
     chosen = core + plugins + cued
