@@ -53,7 +53,7 @@ def test_a_summary_of_a_video_in_parts_names_every_part(registry, foreign_index,
     assert all(any(a - 0.5 <= s < b for s in starts) for a, b in parts)  # a title from each part
     assert any(p.modality == "speech" for p in summary.points)
     short = registry.get("summarize_segment")(ctx, {"timestamp": "0:00-0:38", "length": "short"})
-    assert len(short.points) <= 2
+    assert len(short.points) == len(parts) and all(p.modality == "ocr" for p in short.points)
 
 
 def test_a_small_model_is_offered_the_summary_where_the_model_hears_one_asked():

@@ -33,11 +33,15 @@ Embed = Callable[[list[str]], np.ndarray]
 
 def operation_text(question: str, vocabulary: Collection[str]) -> str:
     """``question`` with each noun, name, adjective or number the video holds (every token of it, as
-    ``index.text.tokenize`` gives them, in ``vocabulary``) replaced by a mask."""
+    ``index.text.tokenize`` gives them, in ``vocabulary``) replaced by a mask, but for the noun a
+    question word asks for ("what time")."""
     out = []
-    for token in parse(" ".join(question.split())):
+    doc = parse(" ".join(question.split()))
+    # the noun a question word picks out ("what time", "which part") says what is asked, not about what
+    asked = {t.head.i for t in doc if t.tag_ in ("WDT", "WP") and t.dep_ == "det"}
+    for token in doc:
         words = tokenize(token.text)
-        topical = token.pos_ in TOPIC_TAGS and words and all(w in vocabulary for w in words)
+        topical = token.pos_ in TOPIC_TAGS and token.i not in asked and words and all(w in vocabulary for w in words)
         out.append(MASK if topical else token.text)
     return " ".join(out)
 

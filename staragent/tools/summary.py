@@ -98,12 +98,15 @@ def gather(index, start: float, end: float) -> list[Point]:
     return sorted(points, key=lambda p: (p.start or 0.0, p.modality != "ocr"))
 
 
-def extractive(points: list[Point], sentences: int) -> list[Point]:
+def extractive(points: list[Point], sentences: int, exact: bool = False) -> list[Point]:
     """``sentences`` points that cover the range from beginning to end: the range is cut into that
     many equal stretches, and from each the point whose words recur most across the material (its
     gist) is picked, preferring speech and on-screen text that appears there first (a new title or
     slide); in time order. Stretches with nothing in them leave their place to the others, and so
-    do stretches with only sounds in them when words are said or shown elsewhere in the range."""
+    do stretches with only sounds in them when words are said or shown elsewhere in the range.
+    A range in parts (``parts_of``) is cut at its parts instead, and unless the length is ``exact``
+    (a number of sentences asked for) each part gets its title and opening, or its title alone
+    when the summary is to be short."""
     counts: dict[str, int] = {}
     tokens = [set(tokenize(p.text)) for p in points]
     for point, toks in zip(points, tokens):
@@ -129,8 +132,8 @@ def extractive(points: list[Point], sentences: int) -> list[Point]:
             # the range's own parts (a title card over each reading, a slide each): each gives its title
             # and its opening in a summary of the usual length or longer, its title alone in a short one
             parts = parts[:MAX_PARTS]
-            if sentences >= LENGTHS["medium"]:
-                sentences = max(sentences, 2 * len(parts))
+            if not exact:  # a length asked in words ("short"), not a number of sentences
+                sentences = max(sentences, 2 * len(parts) if sentences >= LENGTHS["medium"] else len(parts))
             starts = [a for a, _ in parts]
             for i in timed:
                 bins.setdefault(max(0, bisect.bisect_right(starts, points[i].start + 0.5) - 1), []).append(i)
@@ -212,6 +215,6 @@ class SummarizeSegment(Tool):
             ctx.expert("chat" if method == "llm" else "vlm", self.name)  # raises: the chosen model is missing
             if start is None:
                 raise ToolError("summarize_segment with the vlm method needs a timestamp range")
-        picked = extractive(points, sentences)
+        picked = extractive(points, sentences, exact=isinstance(args.length, int))
         text = " ".join((f"[{format_time(p.start)}] " if p.start is not None else "") + p.text for p in picked)
         return SummaryResult(timestamp=where, text=text, points=picked, method="extractive")
