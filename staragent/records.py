@@ -34,6 +34,8 @@ class OcrLine(BaseModel):
     score: float
     start: float | None = None
     end: float | None = None
+    changes: list[list[float]] = Field(default_factory=list)
+    """``[start, end]`` of each time what is beside the line (a check box, a switch) changed and held"""
 
     def overlaps(self, start: float, end: float) -> bool:
         return self.start is not None and self.end is not None and self.start < end and self.end > start

@@ -26,6 +26,7 @@ class Evidence(BaseModel):
     box: list[float] | None = Field(None, description="where on screen, [x0, y0, x1, y1] as fractions of the frame (on-screen text)")
     labels: list[str] = Field(default_factory=list, description="text that labels this line: the heading above it on screen")
     rank: int | None = Field(None, description="its place in the ranking that chose it (1 = best)")
+    changes: list[list[float]] = Field(default_factory=list, description="on-screen text: [start, end] of each time what is beside it (a check box, a switch) changed and held")
 
     def key(self) -> tuple:
         return (round(self.start, 2), round(self.end, 2), self.modality, self.text)

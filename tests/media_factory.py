@@ -508,3 +508,38 @@ def photo_album_video(path: Path, seconds: float = 6.0) -> tuple[ForeignVideo, d
     slides = [Slide(seconds, [], painter=painter(image)) for image in shots.values()]
     video = make_video(path, slides, subtitles=None, audio=False, codec="libx264")
     return video, {name: video.slide_span(i) for i, name in enumerate(shots)}
+
+
+SETTINGS_BOXES = {"Mirror displays": 4.4, "Sticky edges": 9.6, "Night light": None}
+"""a screencast's check boxes and when each is ticked (None: never); 9.6 s is just before the text
+lane's first piece boundary (10 s), so that tick is seen across it"""
+
+
+def settings_video(path: Path) -> tuple[ForeignVideo, dict[str, float | None]]:
+    """A 14-second settings screencast: three labelled check boxes on a light window, each ticked at
+    its time in ``SETTINGS_BOXES`` by a pointer that comes over the box a second before and leaves a
+    second after; the pointer also hovers over "Night light" from 6 to 7.5 s without ticking it."""
+    import cv2
+
+    rows = {label: 110 + 70 * i for i, label in enumerate(SETTINGS_BOXES)}
+
+    def pointer(frame: np.ndarray, x: int, y: int) -> None:
+        cv2.fillPoly(frame, [np.array([(x, y), (x, y + 26), (x + 7, y + 19), (x + 18, y + 19)], np.int32)], (0, 0, 0))
+
+    def animate(frame: np.ndarray, t: float) -> None:
+        for label, y in rows.items():
+            cv2.rectangle(frame, (60, y - 18), (82, y + 4), (90, 90, 90), 2)
+            ticked_at = SETTINGS_BOXES[label]
+            if ticked_at is not None and t >= ticked_at:
+                cv2.rectangle(frame, (62, y - 16), (80, y + 2), (200, 120, 40), -1)
+                cv2.line(frame, (64, y - 7), (70, y), (255, 255, 255), 3)
+                cv2.line(frame, (70, y), (79, y - 14), (255, 255, 255), 3)
+            cv2.putText(frame, label, (100, y), cv2.FONT_HERSHEY_DUPLEX, 0.9, (30, 30, 30), 2, cv2.LINE_AA)
+        for label, ticked_at in SETTINGS_BOXES.items():
+            if ticked_at is not None and ticked_at - 1.0 <= t < ticked_at + 1.0:
+                pointer(frame, 70, rows[label] - 6)
+        if 6.0 <= t < 7.5:
+            pointer(frame, 70, rows["Night light"] - 6)
+
+    slide = Slide(14, ["Display settings"], (235, 235, 235), animate=animate)
+    return make_video(path, [slide], audio=False, subtitles=None), dict(SETTINGS_BOXES)

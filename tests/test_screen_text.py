@@ -134,3 +134,31 @@ def test_a_name_rolling_by_under_several_credits_is_read_each_time_with_its_own_
             (first, last), (whole, gone) = _span(overlay, video.duration, whole=False), _span(overlay, video.duration, whole=True)
             assert first - 0.05 <= start <= whole + STEP + 0.05, (text, start, first, whole)
             assert gone - 0.05 <= end <= last + STEP + 0.05, (text, end, gone, last)
+
+
+def test_a_box_ticked_beside_a_line_is_a_change_of_that_line_and_a_pointer_passing_is_none(tmp_path):
+    """What is beside a line on screen (a check box) is watched: a tick that stays is a change of the
+    line from about when it happened, even while the pointer covered the label, and even across the
+    boundary between two separately read pieces; a pointer that hovers and leaves changes nothing."""
+    from media_factory import settings_video
+
+    video, ticks = settings_video(tmp_path / "settings.mp4")
+    settings = load_settings(cache_dir=tmp_path / "cache", progress=False)
+    index = build_index(video.path, settings)
+    for label, ticked_at in ticks.items():
+        line = next(line for line in index.ocr if line.text.replace(" ", "").lower() == label.replace(" ", "").lower())
+        if ticked_at is None:
+            assert line.changes == [], (label, line.changes)
+        else:
+            assert len(line.changes) == 1, (label, line.changes)
+            # seen changing no earlier than a step before the pointer came, by the first frame after the tick
+            assert ticked_at - 1.0 - STEP <= line.changes[0][0] <= ticked_at + STEP, (label, line.changes)
+
+    # asked when a box is ticked, the answer is the change, not when the label came up
+    from staragent.agent.runner import VideoAgent
+
+    with VideoAgent(settings) as agent:
+        ticked = agent.ask(video.path, "When is Sticky edges ticked?")
+        shown = agent.ask(video.path, "When does Sticky edges first appear?")
+    assert any(ticks["Sticky edges"] - 1.0 - STEP <= e.start <= ticks["Sticky edges"] + STEP for e in ticked.evidence), ticked.answer
+    assert all(e.start < 1.0 for e in shown.evidence) and shown.evidence, shown.answer

@@ -54,6 +54,12 @@ SCROLL_LINES = 6  # a line moves at most this many of its heights from one sampl
 LONE_SIGN_SCORE = 0.9  # a one-character reading is kept only this sure
 REOPEN_STEPS = 2.5  # a line gone for fewer sampling steps than this and read again continues
 PENDING_FRAMES = 4  # frames whose new lines may wait for the recogniser at once (each holds its full picture)
+BESIDE_REACH = 0.1  # how far either side of a line, as a share of the frame's height, a control of its own sits (a check box, a switch)
+BESIDE_HALF_HEIGHT = 0.025  # above and below the middle of its row, as a share of the frame's height
+BESIDE_SHIFT = 6  # columns (of ``BESIDE_SIZE``) two looks beside a line may be shifted by and still be the same
+BESIDE_SIZE = (48, 8)  # (width, height): what is beside a line, shrunk to this for comparing
+BESIDE_DELTA = 40  # of 255: a pixel beside a line that moved this much changed
+BESIDE_SHARE = 0.04  # the share of the pixels beside a line that must change for the change to count
 
 
 def text_key(text: str) -> str:
@@ -198,12 +204,65 @@ class _Track:
     end: float | None = None
     became: _Track | None = None
     """the line this one turned out to continue once it was read (it lives on as that one)"""
+    beside: list[tuple[float, np.ndarray]] = field(default_factory=list)
+    """what was beside it in each frame examined before it was read (watched once its text is known)"""
 
     def now(self) -> _Track:
         track = self
         while track.became is not None:
             track = track.became
         return track
+
+
+@dataclass
+class Side:
+    """What is beside one line (by its text and row), watched for changes that settle: a check box
+    ticked, a switch turned. A change that goes back to how it was (a pointer passing) is none."""
+
+    settled: np.ndarray
+    seen: float
+    """the last examined frame that showed it settled"""
+    first: tuple[float, np.ndarray]
+    last: tuple[float, np.ndarray]
+    unsettled: tuple[float, np.ndarray] | None = None
+    """since when it differs from ``settled``, and how it looked at the last frame examined"""
+    changes: list[tuple[float, float]] = field(default_factory=list)
+
+
+def side_key(text: str, box: list[float]) -> str:
+    """A line's text and row, to find what is beside it again after it was covered (a pointer over it)
+    or read anew (in the next piece): places a line's jitter cannot cross (a twentieth of the frame
+    down, a tenth across)."""
+    return f"{text_key(text)}@{int((box[1] + box[3]) * 10)},{int((box[0] + box[2]) * 5)}"
+
+
+def side_differs(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two looks beside a line differ, at the best of a few small shifts: a line read again
+    has a box that starts a few pixels off, which moves what is beside it (a tick is no shift)."""
+    a, b = a.astype(np.int16), b.astype(np.int16)
+    rows, cols = a.shape
+    best = 1.0
+    for dy in (-1, 0, 1):
+        for dx in range(-BESIDE_SHIFT, BESIDE_SHIFT + 1):
+            x = a[max(0, dy) : rows + min(0, dy), max(0, dx) : cols + min(0, dx)]
+            y = b[max(0, -dy) : rows + min(0, -dy), max(0, -dx) : cols + min(0, -dx)]
+            best = min(best, float((np.abs(x - y) > BESIDE_DELTA).mean()))
+    return best >= BESIDE_SHARE
+
+
+def _beside(grey: np.ndarray, box: list[float]) -> np.ndarray:
+    """The grey pixels to the left and right of a line, on its row (where a check box, a radio button
+    or a switch of its own sits), shrunk to ``BESIDE_SIZE``. Taken beside the ``box`` the line was read
+    in, not where its detected box is now, and sized by the frame, not by the box: a box grows and
+    shrinks a little from one reading to the next, and what is beside it must not move with it."""
+    import cv2
+
+    height, width = grey.shape[:2]
+    reach, half = int(BESIDE_REACH * height), max(2, int(BESIDE_HALF_HEIGHT * height))
+    middle = int((box[1] + box[3]) / 2 * height)
+    left = _window(grey, int(box[0] * width) - reach, middle - half, reach, 2 * half)
+    right = _window(grey, int(box[2] * width), middle - half, reach, 2 * half)
+    return cv2.resize(np.concatenate([left, right], axis=1), BESIDE_SIZE, interpolation=cv2.INTER_AREA)
 
 
 @dataclass
@@ -250,6 +309,8 @@ class TextTracker:
         self.closed: list[_Track] = []
         self.reference: np.ndarray | None = None
         self._whole_changes: list[bool] = []  # of the last examined frames, which changed as a whole
+        self.sides: dict[str, Side] = {}
+        self._examined: list[float] = []
         self._width = self._height = 0
         self.stats = TrackerStats()
 
@@ -363,6 +424,13 @@ class TextTracker:
         waiting = [t for i, t in enumerate(inside) if i not in matched_tracks]
         for track in waiting:  # in the band and not seen again: gone, unless a reading continues it
             self._close(track, time)
+        self._examined.append(time)
+        if sum(self._whole_changes) < 2:  # in moving pictures everything beside a line changes all the time
+            for track in self.open:
+                if track.text is None:
+                    track.beside.append((time, _beside(grey, track.box)))
+                else:
+                    self._watch_beside(track.text, track.box, time, _beside(grey, track.box))
         if new:
             self.stats.recognised += len(new)
             tracks = [self._follow(time, quad, grey) for quad in new]
@@ -416,8 +484,16 @@ class TextTracker:
                     self.closed.remove(earlier)
                     self.open.append(earlier)
                 track.became = earlier
+                self._replay(track, earlier.text, earlier.box)
                 return
         track.text = text
+        self._replay(track, text, track.box)
+
+    def _replay(self, track: _Track, text: str, box: list[float]) -> None:
+        """What was beside a line before it was read, watched now that its text is known."""
+        for time, look in track.beside:
+            self._watch_beside(text, box, time, look)
+        track.beside = []
 
     def _related(self, before: np.ndarray, now: np.ndarray) -> bool:
         """Two boxes that can hold one line a moment apart: on the same row (a flicker, a line
@@ -435,6 +511,24 @@ class TextTracker:
             abs((top0 + bottom0) - (top1 + bottom1)) / 2 <= SCROLL_LINES * max(bottom0 - top0, bottom1 - top1)
         return bool(same_row or same_column or at_edge)
 
+    def _watch_beside(self, text: str, box: list[float], time: float, now: np.ndarray) -> None:
+        key = side_key(text, box)
+        side = self.sides.get(key)
+        if side is None:
+            self.sides[key] = Side(now, time, (time, now), (time, now))
+            return
+        side.last = (time, now)
+        if not side_differs(now, side.settled):
+            side.seen, side.unsettled = time, None
+        elif side.unsettled is None or side_differs(now, side.unsettled[1]):
+            # it counts from the first frame examined after it last looked settled (the line may have
+            # been covered by the pointer meanwhile)
+            since = side.unsettled[0] if side.unsettled else next((t for t in self._examined if t > side.seen), time)
+            side.unsettled = (since, now)
+        else:
+            side.changes.append((side.unsettled[0], time))
+            side.settled, side.seen, side.unsettled = now, time, None
+
     def _close(self, track: _Track, time: float) -> None:
         self.open.remove(track)
         track.end = time
@@ -447,8 +541,14 @@ class TextTracker:
             self._settle(wait=True)
         for track in list(self.open):
             self._close(track, time)
+
+        def changes(t: _Track) -> list[list[float]]:
+            side = self.sides.get(side_key(t.text, t.box))
+            return [[round(a, 3), round(b, 3)] for a, b in side.changes if t.start - self.step <= a <= t.end + self.step] if side else []
+
         lines = [
-            OcrLine(text=t.text, box=t.box, score=round(t.score, 4), start=round(t.start, 3), end=round(t.end if t.end > t.start else t.start + self.step, 3))
+            OcrLine(text=t.text, box=t.box, score=round(t.score, 4), start=round(t.start, 3), end=round(t.end if t.end > t.start else t.start + self.step, 3),
+                    changes=changes(t))
             for t in self.closed
             if t.text is not None
         ]
@@ -501,10 +601,23 @@ def _merge(bands: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return merged
 
 
-def join_pieces(lines: list[OcrLine], boundaries: Iterable[float], within: float) -> list[OcrLine]:
+def edge_sides(tracker: TextTracker, start: float, end: float, step: float) -> dict[str, dict]:
+    """What was beside each line at the edges of a piece, for ``join_pieces``: as first seen and as it
+    last looked settled (a change still under way at the end is settled across the boundary), as
+    small pictures."""
+    edges: dict[str, dict] = {}
+    for key, side in tracker.sides.items():
+        edges[key] = {"last": [side.seen, side.settled.astype(int).ravel().tolist()],
+                      "first": [side.first[0], side.first[1].astype(int).ravel().tolist()]}
+    return edges
+
+
+def join_pieces(lines: list[OcrLine], boundaries: Iterable[float], within: float, sides: list[dict[str, dict]] | None = None) -> list[OcrLine]:
     """Lines cut at a boundary between separately read pieces of the video, put back together:
     one ending at a boundary and one of the same text starting there (at the next piece's first
-    sampled frame, less than ``within`` seconds later) are one line."""
+    sampled frame, less than ``within`` seconds later) are one line. ``sides``: each piece's
+    ``edge_sides``, in order; where what is beside a line that goes on across a boundary differs on
+    either side of it, it changed there."""
     cuts = sorted(round(b, 3) for b in boundaries)
     out: list[OcrLine] = []
     ending: dict[float, list[OcrLine]] = {}
@@ -513,6 +626,8 @@ def join_pieces(lines: list[OcrLine], boundaries: Iterable[float], within: float
         earlier = next((x for x in ending.get(cut, []) if same_text(x.text, line.text)), None)
         if earlier is not None:
             ending[cut].remove(earlier)
+            crossed = _changed_across(earlier, line, cut, cuts, sides, within)
+            earlier.changes = [*earlier.changes, *crossed, *line.changes]
             earlier.text, earlier.score = better_reading((earlier.text, earlier.score), (line.text, line.score))
             earlier.end = line.end
             line = earlier
@@ -521,6 +636,22 @@ def join_pieces(lines: list[OcrLine], boundaries: Iterable[float], within: float
         if line.end in cuts:
             ending.setdefault(line.end, []).append(line)
     return sorted(out, key=lambda x: (x.start, round(x.box[1] * 40), x.box[0]))
+
+
+def _changed_across(before: OcrLine, after: OcrLine, cut: float, cuts: list[float], sides: list[dict[str, dict]] | None,
+                    within: float) -> list[list[float]]:
+    """``[[start, end]]`` when what is beside a line differs at the two sides of a boundary it crosses."""
+    if not sides:
+        return []
+    piece = cuts.index(cut)  # the piece before the boundary is ``piece``, the one after it ``piece + 1``
+    last = sides[piece].get(side_key(before.text, before.box), {}).get("last")
+    first = sides[piece + 1].get(side_key(after.text, after.box), {}).get("first") if piece + 1 < len(sides) else None
+    if not last or not first or len(last[1]) != len(first[1]) or len(first[1]) != BESIDE_SIZE[0] * BESIDE_SIZE[1]:
+        return []
+    shape = (BESIDE_SIZE[1], BESIDE_SIZE[0])
+    if not side_differs(np.asarray(last[1]).reshape(shape), np.asarray(first[1]).reshape(shape)):
+        return []
+    return [[round(last[0] + within, 3), round(first[0], 3)]]
 
 
 # ---------------------------------------------------------------- frames for it

@@ -603,7 +603,7 @@ def run_ocr(ctx: BuildContext) -> dict:
     import cv2
 
     from ..errors import BuildCancelled
-    from .screen_text import FrameFeed, TextTracker, TrackerStats, join_pieces
+    from .screen_text import FrameFeed, TextTracker, TrackerStats, edge_sides, join_pieces
 
     s = ctx.settings.index
     reader = stage_expert(ctx, "ocr")
@@ -626,7 +626,7 @@ def run_ocr(ctx: BuildContext) -> dict:
                 raise BuildCancelled("the build was cancelled")
             tracker.feed(frame.time, cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY), frame.image)
         lines, stats = tracker.finish(piece[1])
-        return {"lines": [line.model_dump() for line in lines], "stats": stats}
+        return {"lines": [line.model_dump() for line in lines], "stats": stats, "sides": edge_sides(tracker, *piece, step=1.0 / s.ocr_fps)}
 
     try:
         results = _checkpointed(ctx, "ocr", pieces, read, desc="ocr", unit=f"×{length:.0f} s")
@@ -636,7 +636,8 @@ def run_ocr(ctx: BuildContext) -> dict:
     stats = TrackerStats()
     for result in results:
         stats.add(result["stats"])
-    lines = join_pieces([OcrLine(**row) for result in results for row in result["lines"]], bounds[1:-1], within=1.0 / s.ocr_fps)
+    lines = join_pieces([OcrLine(**row) for result in results for row in result["lines"]], bounds[1:-1], within=1.0 / s.ocr_fps,
+                        sides=[result.get("sides") or {} for result in results])
     write_jsonl(ctx.path("ocr.jsonl"), [line.model_dump() for line in lines])
     model = "+".join(ctx.settings.models.ocr_languages) if stage_backend(ctx, "ocr") == "easyocr" else "pp-ocr"
     return {
@@ -909,7 +910,7 @@ STAGES: tuple[Stage, ...] = (
     # version 5: a pass of its own over frames sampled at ocr_fps; each line with its own span;
     # 6: lines matched in reading order (recognition on a thread of its own); 7: looks matched along the
     # roll (a name under several credits is read each time)
-    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=7),
+    Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=9),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
     Stage("pictures", ("frames",), ("pictures.jsonl",), _picture_params, run_pictures, role="picture_labels"),

@@ -19,6 +19,7 @@ class ShownText(BaseModel):
     start: float
     end: float
     box: list[float] | None = Field(None, description="where on the frame: left, top, right, bottom, as fractions of its width and height")
+    changes: list[list[float]] = Field(default_factory=list, description="[start, end] of each time what is beside it (a check box, a switch) changed and held")
 
 
 class SceneTextResult(ToolResult):
@@ -28,7 +29,8 @@ class SceneTextResult(ToolResult):
     note: str | None = None
 
     def evidence(self) -> list[Evidence]:
-        return [Evidence(start=line.start, end=line.end, modality="ocr", text=line.text, source="extract_scene_text") for line in self.lines]
+        return [Evidence(start=line.start, end=line.end, modality="ocr", text=line.text, source="extract_scene_text", changes=line.changes)
+                for line in self.lines]
 
     def summary(self) -> str:
         return f"{self.timestamp}: " + (" | ".join(self.texts)[:120] if self.texts else (self.note or "no text"))
@@ -66,7 +68,8 @@ class ExtractSceneText(Tool):
             if min(end, line.end) - max(start, line.start) < min(EDGE_SECONDS, (end - start) / 2):
                 continue  # on screen only for a moment at the range's edge: it belongs to the stretch before or after
             shown.append(ShownText(text=line.text, timestamp=format_range(line.start, line.end), start=line.start, end=line.end,
-                                   box=[round(v, 3) for v in line.box] if line.box else None))
+                                   box=[round(v, 3) for v in line.box] if line.box else None,
+                                   changes=line.changes))
         texts = list(dict.fromkeys(line.text for line in shown))
         note = None if texts else "no readable text on screen in this range"
         read_as = _reader_languages(index)

@@ -517,6 +517,19 @@ def _after_quote(turn: Turn) -> tuple[str, list[Evidence]] | None:
     return f"{lead}. " + " ".join(sentences(cited, turn.question)), cited
 
 
+def _changed_beside(e: Evidence, evidence: list[Evidence]) -> Evidence | None:
+    """The on-screen line ``e`` (as a range reader read it) over the first time what is beside it
+    changed and held, if it did."""
+    same = [o for o in evidence if o.modality == "ocr" and o.source != SEARCH and o.text == e.text and o.changes
+            and o.start <= e.end and o.end >= e.start]
+    if e.changes:
+        same.insert(0, e)
+    if not same:
+        return None
+    start, end = min((c for o in same for c in o.changes), key=lambda c: c[0])
+    return same[0].model_copy(update={"start": start, "end": end, "changes": []})
+
+
 def _first_appearance(e: Evidence, evidence: list[Evidence]) -> float:
     """When the text of ``e`` first appeared, in the run of lines holding the same words around it."""
     words = set(tokenize(e.text))
@@ -591,6 +604,10 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         best = scored[0].evidence
         if has_type(beyond_question(best.text, q), "time") and q.answer_type in ("when", "time"):
             return None  # the line states a time of its own ("First shift: 06:45"): quote it
+        if not q.appearing and (changed := _changed_beside(best, turn.evidence())):
+            # "when is 'Mirror displays' ticked?": not when the label came up, but when its box changed
+            return (f"At {format_time(changed.start)}: what is beside “{changed.text}” on screen changed then and stayed changed "
+                    "(a box ticked or a switch turned, as far as the picture shows). " + " ".join(sentences([changed], turn.question))), [changed]
         moment = _first_appearance(best, turn.evidence()) if q.moment_edge == "start" else best.end
         return f"At {format_time(moment)}. " + " ".join(sentences([best], turn.question)), [best]
     if focus:

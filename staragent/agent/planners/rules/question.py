@@ -341,6 +341,7 @@ class Question:
     first_of: tuple[str, str] | None = None  # "which comes first, the bell or the creak?": the two things to put in order
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
     moment_edge: str = "start"  # start | end: which edge of the thing the moment is asked for
+    appearing: bool = False  # the moment asked for is when something comes or goes, not when something is done to it
     refers_back: bool = False  # a pronoun points at the previous turn ("when does it start?")
     pointed: str | None = None  # the kind of thing a demonstrative points back at ("when does that credit appear?")
     pronoun: bool = False  # ... a pronoun proper, not only a leading "and" ("and who did the music?")
@@ -1035,6 +1036,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         elif question.time_range is None and not (previous is not None and _PRONOUN.search(bare)):
             question.position = question.words_at  # "how does the film end?": its closing part ("how does it end?": the part the last answer was about)
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
+    question.appearing = bool(_START_VERBS.search(bare) or _END_VERBS.search(bare))
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
     asks_summary = asks_summary or _unplaced_summary_ask()
