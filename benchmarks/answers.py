@@ -29,7 +29,8 @@ def dev_set(cases: str | None = None) -> Path | None:
 
 def run_agent(spec: str, dataset, fresh: bool, tag: str = "") -> dict:
     from staragent.bench.agents import make_agent
-    from staragent.bench.runner import load_run, run_benchmark
+    from staragent.bench.rundir import load_run
+    from staragent.bench.runner import run_benchmark
     from staragent.bench.scoring import score_run
     from staragent.config import load_settings
 
@@ -58,7 +59,7 @@ def run_agent(spec: str, dataset, fresh: bool, tag: str = "") -> dict:
 
 
 def main(*args) -> dict | None:
-    from staragent.bench.datasets import load_dataset
+    from staragent.bench.kinds import load_dataset
 
     words = [str(a) for a in args]
     fresh = "--fresh" in words

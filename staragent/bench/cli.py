@@ -73,8 +73,9 @@ def bench() -> None:
 @click.option(
     "--agent",
     "agent_spec",
-    required=True,
-    help="scripted | echo | replay | profile:NAME[,key=value...] | baseline:CHAT_SPEC[,context_chars=N]",
+    default=None,
+    help="scripted | echo | replay | profile:NAME[,key=value...] | baseline:CHAT_SPEC[,context_chars=N] "
+    "(default: the dataset kind's agent)",
 )
 @click.option(
     "--dataset-option",
@@ -92,7 +93,7 @@ def bench() -> None:
 @click.option("--retry-errors", is_flag=True, help="on resume, run again the turns that ended in an agent error")
 def run_cmd(
     dataset: str,
-    agent_spec: str,
+    agent_spec: str | None,
     dataset_options: tuple[str, ...],
     out: Path,
     limit: int | None,
@@ -104,11 +105,17 @@ def run_cmd(
 ) -> None:
     """Run an agent over DATASET, appending each finished turn to OUT/trajectories.jsonl (resumable)."""
     from .agents import make_agent, needs_settings
-    from .datasets import load_dataset, parse_dataset_options
+    from .kinds import get_task, load_dataset, parse_dataset_options
     from .runner import run_benchmark
 
     options = parse_dataset_options(dataset_options)
     data = load_dataset(dataset, **options).select(_ids(samples), limit)
+    if agent_spec is None:
+        defaults = get_task(data.kind).agent
+        if defaults is None:
+            raise click.UsageError(f"{data.kind} datasets have no default agent; pass --agent")
+        agent_spec, simulated_tools = defaults.spec, simulated_tools or defaults.simulated_tools
+        click.echo(f"agent: {agent_spec} (the default for {data.kind} datasets)", err=True)
     agent = make_agent(agent_spec, _settings() if needs_settings(agent_spec) else None)
     tty = sys.stderr.isatty()
     done = [0]
@@ -147,7 +154,7 @@ def run_cmd(
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--judge", "judge_spec", default=None,
               help="heuristic | scripted | a chat backend spec (not needed when every metric is judge-free, e.g. factqa)")
-@click.option("--metrics", default=None, help="comma-separated: rubric,trajectory,vdeval,lave,lexical,consensus,videoautobench,giraffe,factqa (default: by dataset)")
+@click.option("--metrics", default=None, help="comma-separated scorer names, or all: rubric,trajectory,vdeval,lave,lexical,consensus,videoautobench,giraffe,factqa and any plug-in (default: the dataset kind's)")
 @click.option("--workers", type=int, default=4, show_default=True, help="judge calls in flight")
 @judge_pinning
 @click.option("--json", "as_json", is_flag=True, help="print the summaries as JSON")
@@ -155,15 +162,15 @@ def score_cmd(run_dir: Path, judge_spec: str, metrics: str | None, workers: int,
               judge_revision: str | None, as_json: bool) -> None:  # fmt: skip
     """Score RUN_DIR with a judge; write RUN_DIR/scores.jsonl (never re-runs the agent)."""
     from .console import score_lines
-    from .runner import load_run
-    from .scorers import JUDGE_FREE_METRICS
+    from .rundir import load_run
+    from .scorers.registry import get_scorer
     from .scoring import default_metrics, parse_metrics, score_run
 
     chosen = parse_metrics(metrics)
     meta, samples, _ = load_run(run_dir)  # a clear error for a wrong directory before any judge is built
     judge_needed = judge_spec is not None
     if judge_spec is None:
-        needed = [m for m in chosen or default_metrics(meta.get("dataset", {}).get("kind", ""), samples) if m not in JUDGE_FREE_METRICS]
+        needed = [m for m in chosen or default_metrics(meta.get("dataset", {}).get("kind", ""), samples) if not get_scorer(m).judge_free]
         if needed:
             raise click.UsageError(f"{', '.join(needed)} needs a judge: pass --judge (heuristic, scripted, openai[:MODEL] or transformers[:MODEL])")
     judge = _judge(judge_spec, _settings(), cache_dir, judge_revision, workers) if judge_needed else None
@@ -192,6 +199,20 @@ def report_cmd(run_dir: Path, out: Path | None, judge_tag: str | None, as_json: 
         return
     for kind, path in paths.items():
         click.echo(f"{kind}: {path}")
+
+
+@bench.command("export")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["inspect"]), default="inspect", show_default=True,
+              help="inspect: an inspect_ai eval log (JSON), which `inspect view` opens")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="a .json file, or a folder (default RUN_DIR/inspect)")
+@click.option("--judge-tag", default=None, help="export this judge's scores (default: the latest per metric)")
+def export_cmd(run_dir: Path, fmt: str, out: Path | None, judge_tag: str | None) -> None:
+    """Write RUN_DIR (samples, answers, tool calls, scores with explanations) in another tool's log format."""
+    from .inspect_log import write_eval_log
+
+    path = write_eval_log(run_dir, out, judge_tag)
+    click.echo(f"{fmt}: {path}" + (f" (open with: inspect view --log-dir {path.parent})" if fmt == "inspect" else ""))
 
 
 @bench.command("compare")
@@ -333,7 +354,7 @@ def _fmt_r(stat: dict[str, Any]) -> str:
 @bench.command("validate-judge")
 @click.argument("dataset")
 @click.option("--judge", "judge_spec", required=True, help="the judge to validate: scripted or a chat backend spec (heuristic for rubric)")
-@click.option("--metric", type=click.Choice(["lave", "vdeval", "rubric"]), default=None,
+@click.option("--metric", default=None,
               help="how the judge scores an answer (default: lave; rubric for the heuristic judge)")
 @click.option("--paraphraser", default=None, help="chat spec that rewrites references (default: the judge)")
 @click.option("--dataset-option", "dataset_options", multiple=True, metavar="KEY=VALUE", help="loader option, repeatable")
@@ -350,16 +371,17 @@ def validate_judge_cmd(dataset: str, judge_spec: str, metric: str | None, paraph
     the reference of another turn (a seeded random pairing); a good judge scores paraphrases close to the
     references and far above the random answers."""
     from ..fsutil import write_json
-    from .datasets import load_dataset, parse_dataset_options
     from .errors import JudgeSpecError
     from .judges import require_llm
+    from .kinds import load_dataset, parse_dataset_options
     from .metaeval import validate_judge_on_dataset
+    from .scorers.registry import get_scorer
 
     data = load_dataset(dataset, **parse_dataset_options(dataset_options))
     settings = _settings()
     judge = _judge(judge_spec, settings, cache_dir, judge_revision, workers)
     metric = metric or ("lave" if getattr(judge, "is_llm", False) else "rubric")
-    if metric != "rubric":
+    if get_scorer(metric).needs.judge == "llm":
         require_llm(judge, metric)
     rewriter = _judge(paraphraser, settings, cache_dir, None, workers) if paraphraser else judge
     if not getattr(rewriter, "is_llm", False):

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent.grounding import says_nothing_found
 from .errors import DatasetError
+from .judges.refusal import declines
 from .schema import Dataset, Sample
 
 REFUSAL_KINDS = frozenset({"absent", "visual-refusal"})
@@ -44,7 +44,7 @@ def check_answer(answer: str, evidence: list[Any], patterns: list[str], span: li
     if span is not None:
         lo, hi = span
         cites = any(_get(e, "start") < hi and _get(e, "end") > lo for e in evidence)
-    refused = says_nothing_found(answer)
+    refused = declines(answer)
     right = matched is not None and cites is not False and (kind in REFUSAL_KINDS or not refused)
     return Verdict(right, matched, cites, refused)
 

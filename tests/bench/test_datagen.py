@@ -24,8 +24,8 @@ from staragent.bench.datagen.replies import CriteriaReply, QuestionsReply
 from staragent.bench.datagen.review import import_decisions, load_decisions
 from staragent.bench.datagen.scripted import ScriptedWriter, scripted_reply
 from staragent.bench.datagen.toolbox import ToolBox
-from staragent.bench.datasets import load_dataset
 from staragent.bench.errors import DatagenError
+from staragent.bench.kinds import load_dataset
 from staragent.bench.schema import Criterion, Sample
 from staragent.bench.tasks import CANONICAL_TASKS
 from staragent.cli import main

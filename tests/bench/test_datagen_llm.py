@@ -21,7 +21,7 @@ def test_the_local_llm_writes_a_dataset_that_bench_runs_and_scores(llm_server, f
     from staragent.bench.cli import bench
     from staragent.bench.datagen import Options, generate
     from staragent.bench.datagen.finalize import finalize
-    from staragent.bench.datasets import load_dataset
+    from staragent.bench.kinds import load_dataset
     from staragent.config import load_settings
 
     monkeypatch.setenv("STARAGENT_PLANNER__BASE_URL", llm_server["url"])

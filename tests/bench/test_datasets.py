@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from staragent.bench.cli import bench
-from staragent.bench.datasets import load_dataset
 from staragent.bench.errors import DatasetError
-from staragent.bench.scoring import read_scores
+from staragent.bench.kinds import load_dataset
+from staragent.bench.rundir import read_scores
 
 
 def invoke(*args):

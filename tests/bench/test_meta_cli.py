@@ -11,8 +11,8 @@ from scipy import stats
 
 from staragent.bench.agents import ScriptedAgent
 from staragent.bench.cli import bench
+from staragent.bench.rundir import read_scores
 from staragent.bench.runner import run_benchmark
-from staragent.bench.scoring import read_scores
 from staragent.bench.synthetic import load_synthetic
 
 
@@ -98,7 +98,7 @@ def test_meta_reports_agreement_with_human_scores(scored_run, tmp_path):
 
 def test_meta_reads_vdact_turn_ids_and_rejects_bad_files(tmp_path):
     from staragent.bench.agents import make_agent
-    from staragent.bench.datasets import load_dataset
+    from staragent.bench.kinds import load_dataset
 
     rows = [
         {

@@ -10,7 +10,8 @@ import pytest
 
 from staragent.bench.agents import EchoAgent, ScriptedAgent, SimulatedTools, make_agent
 from staragent.bench.errors import AgentSpecError, RunDirError
-from staragent.bench.runner import SAMPLES_FILE, TRAJECTORIES_FILE, load_run, run_benchmark
+from staragent.bench.rundir import SAMPLES_FILE, TRAJECTORIES_FILE, load_run
+from staragent.bench.runner import run_benchmark
 from staragent.bench.synthetic import load_synthetic
 from staragent.fsutil import read_json, write_json
 

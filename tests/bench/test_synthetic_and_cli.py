@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from staragent.bench import tasks as tk
 from staragent.bench.cli import bench
-from staragent.bench.datasets import load_dataset
+from staragent.bench.kinds import load_dataset
 from staragent.bench.scorers.trajectory import safe_eval
 from staragent.bench.synthetic import build_samples
 from staragent.timecodes import parse_range

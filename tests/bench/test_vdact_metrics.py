@@ -8,9 +8,10 @@ import re
 import pytest
 
 from staragent.bench.agents import make_agent
-from staragent.bench.datasets import load_dataset
 from staragent.bench.judges import LLMJudge, ScriptedChatModel, make_judge
-from staragent.bench.runner import load_run, run_benchmark
+from staragent.bench.kinds import load_dataset
+from staragent.bench.rundir import load_run
+from staragent.bench.runner import run_benchmark
 from staragent.bench.scorers import consensus, lexical, vdeval
 from staragent.bench.scorers.common import units_of
 
