@@ -23,7 +23,7 @@ option a kind does not take is an error, not silently ignored.
   ground_truth, prediction?}``.
 - ``synthetic:PATH.facts.json`` — the offline benchmark built from a sample-video script.
 - ``factqa:PATH`` — fact questions about real videos (``{"videos": {...}, "cases": [...]}``, the shape
-  of ``../shared/eval/dev_qa.json``), scored by answer patterns and cited spans (``bench.factqa``).
+  of ``../shared/eval/dev_qa.json``), scored by answer patterns and cited spans (``scorers.factqa``).
 
 Without a prefix the kind is recognised from the file's name and content, else from its first row. A malformed row raises
 :class:`~staragent.bench.errors.DatasetError` naming the file, the row and the problem.

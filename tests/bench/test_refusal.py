@@ -35,7 +35,7 @@ def test_the_fact_scorer_uses_the_judge_side_detector_not_the_agents():
     import ast
     from pathlib import Path
 
-    import staragent.bench.factqa as factqa
+    import staragent.bench.scorers.factqa as factqa
 
     tree = ast.parse(Path(factqa.__file__).read_text(encoding="utf-8"))
     imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

@@ -26,13 +26,13 @@ DEFAULT_KIND = "starbench"
 
 # Recognisers are tried in this order: a file's name and whole shape first, then its first row.
 BUILTIN_TASKS = (
-    "staragent.bench.kinds.synthetic:TASK",
-    "staragent.bench.kinds.factqa:TASK",
-    "staragent.bench.kinds.starbench:TASK",
-    "staragent.bench.kinds.hf:TASK",
-    "staragent.bench.kinds.vdact:TASK",
-    "staragent.bench.kinds.videoautobench:TASK",
-    "staragent.bench.kinds.giraffe:TASK",
+    "staragent.bench.kinds.synthetic_task:TASK",
+    "staragent.bench.kinds.factqa_task:TASK",
+    "staragent.bench.kinds.starbench_task:TASK",
+    "staragent.bench.kinds.hf_task:TASK",
+    "staragent.bench.kinds.vdact_task:TASK",
+    "staragent.bench.kinds.videoautobench_task:TASK",
+    "staragent.bench.kinds.giraffe_task:TASK",
 )
 
 

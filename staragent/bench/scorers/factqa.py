@@ -1,13 +1,52 @@
-"""The ``factqa`` metric: fact questions scored by pattern and cited span (see ``bench.factqa``)."""
+"""The ``factqa`` metric: fact questions about real videos, scored by the fact and the evidence behind
+it (the dataset kind is :mod:`staragent.bench.kinds.factqa_task`).
+
+A case is right when one of its ``any`` patterns is found in the answer (Python ``re.search``,
+case-insensitive) and, where ``span`` is given, an evidence interval the answer cites overlaps it.
+An answer that says it found nothing (the judge side's own detector, :mod:`~staragent.bench.judges.refusal`)
+is wrong, except in the kinds that expect exactly that (``REFUSAL_KINDS``). Only the last question of a
+``chat`` case is scored.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
-from ..factqa import check_answer
+from ..judges.refusal import declines
 from .base import Headline, Needs, Scorer, Section
 from .common import skipped_row
 from .display import scored
+
+REFUSAL_KINDS = frozenset({"absent", "visual-refusal"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    right: bool
+    matched: str | None
+    """the pattern the answer matched (None: none did)"""
+    cites_span: bool | None
+    """whether cited evidence overlaps the expected span (None: the case has no span)"""
+    refused: bool
+
+
+def check_answer(answer: str, evidence: list[Any], patterns: list[str], span: list[float] | None, kind: str) -> Verdict:
+    """Score one answer by the rule above. ``evidence`` items have ``start`` and
+    ``end`` (seconds), as dicts or objects."""
+    matched = next((p for p in patterns if re.search(p, answer, re.I)), None)
+    cites = None
+    if span is not None:
+        lo, hi = span
+        cites = any(_get(e, "start") < hi and _get(e, "end") > lo for e in evidence)
+    refused = declines(answer)
+    right = matched is not None and cites is not False and (kind in REFUSAL_KINDS or not refused)
+    return Verdict(right, matched, cites, refused)
+
+
+def _get(item: Any, key: str) -> float:
+    return float(item[key] if isinstance(item, dict) else getattr(item, key))
 
 
 def score_factqa(units: list) -> list[dict[str, Any]]:

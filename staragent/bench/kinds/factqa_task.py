@@ -1,4 +1,5 @@
-"""Fact questions about real videos, scored by the fact and the evidence behind it.
+"""Fact questions about real videos, scored by answer pattern and cited span
+(:mod:`staragent.bench.scorers.factqa`).
 
 The dataset (``../shared/eval/dev_qa.json`` is one) is a JSON object::
 
@@ -7,50 +8,20 @@ The dataset (``../shared/eval/dev_qa.json`` is one) is a JSON object::
      "cases": [{"id", "video", "q": "question" | "chat": ["first", ..., "scored question"],
                 "any": [regex, ...], "span": [start, end] | null, "kind": "speech"}]}
 
-A case is right when one of its ``any`` patterns is found in the answer (Python ``re.search``,
-case-insensitive) and, where ``span`` is given, an evidence interval the answer cites overlaps it.
-An answer that says it found nothing is wrong, except in the kinds that expect exactly that
-(``REFUSAL_KINDS``). A ``chat`` case is one conversation: its questions are asked in turn, each after
-the agent's own earlier answers (``history: live``), and only the last answer is scored.
+A ``chat`` case is one conversation: its questions are asked in turn, each after the agent's own
+earlier answers (``history: live``), and only the last answer is scored.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import DatasetError
-from .judges.refusal import declines
-from .schema import Dataset, Sample
-
-REFUSAL_KINDS = frozenset({"absent", "visual-refusal"})
-@dataclass(frozen=True)
-class Verdict:
-    right: bool
-    matched: str | None
-    """the pattern the answer matched (None: none did)"""
-    cites_span: bool | None
-    """whether cited evidence overlaps the expected span (None: the case has no span)"""
-    refused: bool
-
-
-def check_answer(answer: str, evidence: list[Any], patterns: list[str], span: list[float] | None, kind: str) -> Verdict:
-    """Score one answer by the rule in the module docstring. ``evidence`` items have ``start`` and
-    ``end`` (seconds), as dicts or objects."""
-    matched = next((p for p in patterns if re.search(p, answer, re.I)), None)
-    cites = None
-    if span is not None:
-        lo, hi = span
-        cites = any(_get(e, "start") < hi and _get(e, "end") > lo for e in evidence)
-    refused = declines(answer)
-    right = matched is not None and cites is not False and (kind in REFUSAL_KINDS or not refused)
-    return Verdict(right, matched, cites, refused)
-
-
-def _get(item: Any, key: str) -> float:
-    return float(item[key] if isinstance(item, dict) else getattr(item, key))
+from ..errors import DatasetError
+from ..schema import Dataset, Sample
+from .base import AgentDefaults, Task
 
 
 def is_factqa(data: Any) -> bool:
@@ -102,3 +73,27 @@ def load_factqa(data: dict, path: Path, name: str | None = None, **_: Any) -> Da
             )
         )
     return Dataset(name or path.stem, "factqa", str(path), samples, {"about": data.get("about", "")})
+
+
+def _document(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def load(path: Path, **options: Any) -> Any:
+    data = _document(path)
+    if not is_factqa(data):
+        raise DatasetError(f"{path} is not a fact-question file: it needs a 'videos' object and a 'cases' list")
+    return load_factqa(data, path, **options)
+
+
+TASK = Task(
+    kind="factqa",
+    title="Fact questions",
+    scorers=("factqa",),
+    load=load,
+    agent=AgentDefaults("profile:offline"),
+    recognise=lambda path: path.suffix.lower() == ".json" and is_factqa(_document(path)),
+)
