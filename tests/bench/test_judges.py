@@ -290,7 +290,7 @@ def test_thinking_and_request_options_are_part_of_the_judge_identity(tmp_path):
     address, are different judges: other cache entries, other score rows."""
     from staragent.agent.planners.openai import OpenAICompatibleChat
     from staragent.agent.planners.transformers import TransformersChatModel
-    from staragent.bench.judges.client import decoding_of
+    from staragent.bench.chat import decoding_of
 
     def identity_of(model):
         return LLMJudge.from_model(model, cache_dir=tmp_path / "cache")

@@ -31,7 +31,7 @@ from ...errors import ModelUnavailable
 from ...fsutil import append_jsonl, read_json, stable_hash, write_json
 from ...models.chat_engine import strip_reasoning
 from ...prompts import render
-from ..judges.client import decoding_of, endpoint_of, message_text, model_id_of
+from ..chat import decoding_of, endpoint_of, message_text, model_id_of
 
 M = TypeVar("M", bound=BaseModel)
 CHARS_PER_TOKEN = 4
