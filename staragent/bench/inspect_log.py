@@ -6,7 +6,7 @@ inspect_ai, so the export works where it is not installed. Each recorded turn be
 ``EvalSample`` (id ``SAMPLE_ID/TURN``): its input is the conversation before the question (the ideal
 trajectory, with reference answers) and the question, its target the reference answer, its messages
 the agent's tool calls and answer, and its scores each scorer's typed
-:class:`~staragent.bench.scorers.base.Score` (value, answer, explanation, metadata with the judge's
+:class:`~staragent.bench.scorers.scorer.Score` (value, answer, explanation, metadata with the judge's
 replies). A turn a scorer left out (no answer to judge) carries no score of that scorer and is counted
 in its ``unscored_samples``. The results hold each scorer's headline numbers as metrics.
 """
@@ -20,9 +20,9 @@ from typing import Any
 from ..fsutil import stable_hash, write_json
 from .report import build_summary, latest_rows
 from .rundir import load_run, now_iso, read_scores
-from .scorers.base import value_at
 from .scorers.common import Unit, mean, units_of
 from .scorers.registry import all_scorers
+from .scorers.scorer import value_at
 
 LOG_VERSION = 2
 STATUS = {"complete": "success", "partial": "success", "running": "started", "interrupted": "cancelled"}

@@ -2,7 +2,7 @@
 external assets). Comparing runs is :mod:`staragent.bench.compare`.
 
 Each scorer's part (its sections, tables, charts and headline numbers) comes from its declaration
-(:class:`~staragent.bench.scorers.base.Scorer`); this module only lays them out. Scores that are means
+(:class:`~staragent.bench.scorers.scorer.Scorer`); this module only lays them out. Scores that are means
 over turns carry a 95% interval from a bootstrap that resamples whole videos.
 """
 
@@ -18,8 +18,8 @@ from ..fsutil import write_json, write_text
 from .charts import html_tables, interval_chart, page
 from .charts import markdown_table as _table
 from .rundir import current_tag, load_run, read_scores
-from .scorers.base import Section, value_at
 from .scorers.registry import all_scorers, find_scorer
+from .scorers.scorer import Section, value_at
 
 
 def judge_label(identity: dict[str, Any] | None, *, short: bool = False) -> str:

@@ -19,7 +19,7 @@ from staragent.bench.scorers import registry
 
 SCORER_MODULE = '''
 """A third-party scorer: the share of the reference's words the answer repeats."""
-from staragent.bench.scorers.base import Headline, Scorer, Section
+from staragent.bench.scorers.scorer import Headline, Scorer, Section
 
 
 def run(judge, units, workers):
@@ -51,7 +51,7 @@ SCORER = Scorer(
 
 TASK_MODULE = '''
 """A third-party dataset kind: rows of {"ask", "expect"} pairs."""
-from staragent.bench.kinds.base import AgentDefaults, Task
+from staragent.bench.kinds.task import AgentDefaults, Task
 from staragent.bench.schema import Dataset, Sample
 
 

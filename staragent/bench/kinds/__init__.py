@@ -1,4 +1,4 @@
-"""Dataset kinds as tasks (:class:`~staragent.bench.kinds.base.Task`). The built-in kinds are one module
+"""Dataset kinds as tasks (:class:`~staragent.bench.kinds.task.Task`). The built-in kinds are one module
 each in this package; a third-party kind is one module too, registered under the ``staragent.tasks``
 entry-point group (``name = "package.module:TASK"``)."""
 
@@ -14,7 +14,7 @@ from ..datasets import read_rows
 from ..errors import DatasetError
 from ..plugins import discover
 from ..schema import Dataset
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 __all__ = [
     "AgentDefaults", "Task", "ENTRY_POINT_GROUP", "all_tasks", "get_task", "task_or_default", "rediscover",

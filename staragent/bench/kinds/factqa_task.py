@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import DatasetError
 from ..schema import Dataset, Sample
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 
 def is_factqa(data: Any) -> bool:

@@ -1,7 +1,7 @@
 """Giraffe-Bench-style rows, each scored by its own evaluator (SGAE, PPE or MGAE)."""
 
 from ..datasets import load_giraffe_rows
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 TASK = Task(
     kind="giraffe",

@@ -1,7 +1,7 @@
 """STARBench-shaped samples from the Hugging Face hub (``hf:OWNER/NAME[:CONFIG][@SPLIT]``)."""
 
 from ..datasets import load_hf
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 TASK = Task(
     kind="hf",

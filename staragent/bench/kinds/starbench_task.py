@@ -1,7 +1,7 @@
 """STARBench / LongShOTBench samples in a JSON or JSON-lines file."""
 
 from ..datasets import load_starbench_rows
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 TASK = Task(
     kind="starbench",

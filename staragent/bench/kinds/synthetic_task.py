@@ -1,7 +1,7 @@
 """The offline benchmark built from a sample-video script (``STEM.facts.json``)."""
 
 from ..synthetic import load_synthetic
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 TASK = Task(
     kind="synthetic",

@@ -1,7 +1,7 @@
 """VDAct model outputs: one dialogue per sample, the generated answers replayable."""
 
 from ..datasets import load_vdact_rows
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 TASK = Task(
     kind="vdact",

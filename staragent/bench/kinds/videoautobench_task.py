@@ -1,7 +1,7 @@
 """VideoAutoBench questions; the human-selected answer is the reference."""
 
 from ..datasets import load_videoautobench_rows
-from .base import AgentDefaults, Task
+from .task import AgentDefaults, Task
 
 TASK = Task(
     kind="videoautobench",

@@ -20,9 +20,9 @@ from scipy import sparse
 
 from .. import text as tx
 from . import lexical
-from .base import Headline, Scorer, Section
 from .common import judged, score_summary, skipped_row
 from .display import ci_cell, ci_suffix, fraction, scored
+from .scorer import Headline, Scorer, Section
 
 METRICS: dict[str, Callable[[str, str], float]] = {
     "rouge_l": lexical.rouge_l,

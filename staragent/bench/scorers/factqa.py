@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..judges.refusal import declines
-from .base import Headline, Needs, Scorer, Section
 from .common import skipped_row
 from .display import scored
+from .scorer import Headline, Needs, Scorer, Section
 
 REFUSAL_KINDS = frozenset({"absent", "visual-refusal"})
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from ...prompts import render
 from ..judges.parsing import parse_dimension_scores
-from .base import Needs, Scorer, Section
 from .common import Unit, judged, mean, pmap, skipped_row
 from .display import scored
+from .scorer import Needs, Scorer, Section
 
 DIMENSIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "sgae": {

@@ -26,9 +26,9 @@ from typing import Any
 
 from ...config import env_cache_dir
 from ...words import wordnet_dirs
-from .base import Headline, Scorer, Section
 from .common import interval, judged, skipped_row
 from .display import ci_cell, fraction, scored
+from .scorer import Headline, Scorer, Section
 
 METEOR_FULL = "exact+stem+wordnet"
 METEOR_NO_SYNONYMS = "exact+stem (no WordNet synonyms)"

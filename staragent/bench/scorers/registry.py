@@ -1,5 +1,5 @@
 """Finding scorers: the built-in ones, and third-party ones registered under the ``staragent.scorers``
-entry-point group (``name = "package.module:SCORER"``, a :class:`~staragent.bench.scorers.base.Scorer`
+entry-point group (``name = "package.module:SCORER"``, a :class:`~staragent.bench.scorers.scorer.Scorer`
 or a function of no arguments returning one)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from functools import cache
 
 from ..errors import UnknownMetricError
 from ..plugins import discover
-from .base import Scorer
+from .scorer import Scorer
 
 ENTRY_POINT_GROUP = "staragent.scorers"
 

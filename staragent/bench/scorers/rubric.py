@@ -30,9 +30,9 @@ from typing import Any
 
 from .. import tasks as tk
 from . import rubric_view
-from .base import Headline, Needs, Scorer
 from .bootstrap import percentile_interval, resample
 from .common import Unit, mean, pmap, ratio
+from .scorer import Headline, Needs, Scorer
 
 CONVENTIONS = ("released", "paper")
 

@@ -15,8 +15,8 @@ from typing import Any
 from .. import tasks as tk
 from ..charts import Table, bar_chart
 from ..charts import fmt as _fmt
-from .base import Section
 from .display import ci_suffix, pct
+from .scorer import Section
 
 REFERENCE_MODELS = ("Gemini-2.5-Flash", "STARAgent")
 

@@ -41,9 +41,9 @@ from ...timecodes import parse_range
 from .. import text as tx
 from ..charts import Table, bar_chart
 from ..schema import Criterion, ToolCall
-from .base import Headline, Needs, Scorer, Section
 from .common import Unit, mean, pmap
 from .display import fraction, pct
+from .scorer import Headline, Needs, Scorer, Section
 
 TOOL_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "transcribe_speech": (("timestamp",), ("language",)),

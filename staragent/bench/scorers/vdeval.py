@@ -21,9 +21,9 @@ from typing import Any
 from ...prompts import render
 from ..charts import bar_chart
 from ..judges.parsing import RATING_MARKER, parse_rating
-from .base import Headline, Needs, Scorer, Section
 from .common import Unit, judged, mean, pmap, score_summary, skipped_row
 from .display import ci_cell, ci_suffix, fraction, pct, scored
+from .scorer import Headline, Needs, Scorer, Section
 
 
 def rating_score(rating: int | None) -> float:

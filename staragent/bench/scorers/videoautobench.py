@@ -20,9 +20,9 @@ from ...fsutil import read_jsonl
 from ...prompts import render
 from ..errors import DatasetError
 from ..judges.parsing import parse_pairwise
-from .base import Headline, Needs, Scorer, Section
 from .common import Unit, interval, judged, pmap, skipped_row
 from .display import ci_cell, ci_suffix, pct, scored
+from .scorer import Headline, Needs, Scorer, Section
 
 JUDGMENT_FIELDS = ("GPT4o Judge response", "judge_response", "judgment", "judge")
 
