@@ -230,13 +230,14 @@ def validate_judge_on_dataset(
     judge: Any,
     paraphraser: Any,
     *,
-    metric: str = "lave",
+    metric: str,
     limit: int | None = None,
     seed: int = 0,
     workers: int = 4,
 ) -> dict[str, Any]:
     """Score each turn of ``dataset`` (its reference answer, a paraphrase of it by ``paraphraser``, and
-    the reference of another turn drawn by a seeded random derangement) with ``metric`` under ``judge``."""
+    the reference of another turn drawn by a seeded random derangement) with ``metric`` (a scorer that
+    declares ``validates_judge``) under ``judge``."""
     from .schema import TurnRecord
     from .scorers.common import Unit, pmap
 
