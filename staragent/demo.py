@@ -104,11 +104,11 @@ def run_demo(
 
 def _bench(facts_file: Path, run_dir: Path, settings: Settings, limit: int, echo: Callable[[str], None]) -> Path:
     from .bench.agents import make_agent
+    from .bench.execution import RunDirError, run_benchmark
     from .bench.judges import make_judge
     from .bench.report import build_summary, write_report
-    from .bench.runner import RunDirError, run_benchmark
     from .bench.scoring import score_run
-    from .bench.synthetic import load_synthetic
+    from .datagen.synthetic import load_synthetic
 
     dataset = load_synthetic(facts_file)
     kinds: dict[str, list[str]] = {}

@@ -243,10 +243,10 @@ def test_identity_records_what_the_server_reports_and_keeps_it_through_the_cache
 
 def test_decoding_settings_name_separate_score_rows(facts_file, tmp_path):
     from staragent.bench.agents import make_agent
+    from staragent.bench.execution import run_benchmark
     from staragent.bench.rundir import read_scores
-    from staragent.bench.runner import run_benchmark
     from staragent.bench.scoring import score_run
-    from staragent.bench.synthetic import load_synthetic
+    from staragent.datagen.synthetic import load_synthetic
 
     run_benchmark(load_synthetic(facts_file).select(limit=2), make_agent("scripted"), tmp_path / "run")
     tags = []

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from staragent.bench import kinds
-from staragent.bench.cli import bench
+from staragent.bench.commands import bench
 from staragent.bench.scorers import registry
 
 SCORER_MODULE = '''

@@ -9,7 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from staragent.bench.cli import bench
+from staragent.bench.commands import bench
 from staragent.bench.datasets import dedupe_vdact_rows, read_rows
 from staragent.bench.scorers import lexical
 

@@ -1,6 +1,6 @@
 """The offline benchmark built from a sample-video script (``STEM.facts.json``)."""
 
-from ..synthetic import load_synthetic
+from ...datagen.synthetic import load_synthetic
 from .task import AgentDefaults, Task
 
 TASK = Task(
