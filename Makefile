@@ -62,10 +62,10 @@ test-llm: venv-llm system-deps
 	STARAGENT_REQUIRE_LLM=1 $(BIN)/python -m pytest -q -m llm
 
 bench: venv system-deps
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python perf/run.py
 
 lint: venv
-	$(BIN)/ruff check staragent tests benchmarks examples eval
+	$(BIN)/ruff check staragent tests perf examples eval
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache test-output .langgraph_api

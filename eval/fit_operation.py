@@ -5,7 +5,7 @@
 Training questions: every blind round in ``eval/blind`` but the held-out newest (each case's last question; a case of kind
 ``summary`` is a positive). Validation: ``../shared/eval/dev_qa.json``, never trained on. Each question
 is masked against its video's own words (the indexes in ``.cache/bench/cache-answers``, built by
-``benchmarks/answers.py``) and embedded with the bundled e5-small; the model is an L2-regularised
+``perf/answers.py``) and embedded with the bundled e5-small; the model is an L2-regularised
 logistic regression with the two classes weighed equally (summaries are few). Each round is also
 held out in turn, and the threshold is the highest of those that separate the held-out summaries best. The
 result goes to ``staragent/qa/operation.json`` with its metrics.

@@ -520,13 +520,13 @@ def llm_serve(ctx, model_spec, host, port, context, threads, verbose):
 
 
 def _mount_bench() -> None:
-    from .bench.cli import bench  # light: the harness imports its heavy parts inside commands
+    from .bench.commands import bench  # light: the harness imports its heavy parts inside commands
 
     main.add_command(bench, "bench")
 
 
 def _mount_datagen() -> None:
-    from .bench.datagen.cli import datagen  # light: generation imports its heavy parts inside commands
+    from .datagen.commands import datagen  # light: generation imports its heavy parts inside commands
 
     main.add_command(datagen, "datagen")
 

@@ -104,11 +104,11 @@ def run_demo(
 
 def _bench(facts_file: Path, run_dir: Path, settings: Settings, limit: int, echo: Callable[[str], None]) -> Path:
     from .bench.agents import make_agent
+    from .bench.execution import RunDirError, run_benchmark
     from .bench.judges import make_judge
     from .bench.report import build_summary, write_report
-    from .bench.runner import RunDirError, run_benchmark
     from .bench.scoring import score_run
-    from .bench.synthetic import load_synthetic
+    from .datagen.synthetic import load_synthetic
 
     dataset = load_synthetic(facts_file)
     kinds: dict[str, list[str]] = {}
@@ -128,7 +128,7 @@ def _bench(facts_file: Path, run_dir: Path, settings: Settings, limit: int, echo
         shutil.rmtree(run_dir)
         summary = run_benchmark(dataset.select(chosen), agent, run_dir, dataset_spec=str(facts_file))
     echo(f"   ran {summary.done} turns of {len(chosen)} samples -> {run_dir}/trajectories.jsonl")
-    score_run(run_dir, make_judge("heuristic"), ["rubric", "trajectory", "lexical"])
+    score_run(run_dir, make_judge("heuristic"))  # the synthetic task's scorers: rubric, trajectory, lexical
     paths = write_report(run_dir)
     metrics = build_summary(run_dir).get("metrics", {})
     rubric = metrics.get("rubric", {})

@@ -1,6 +1,6 @@
 """Driving the page in a real browser: Debian's headless Chromium through Selenium and Debian's
 chromium-driver (never a downloaded browser), and `staragent ui` started as a person starts it.
-Used by the browser test and by the page benchmark (benchmarks/ui.py)."""
+Used by the browser test and by the page benchmark (perf/ui.py)."""
 
 from __future__ import annotations
 

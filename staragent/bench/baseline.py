@@ -24,10 +24,10 @@ from ..prompts import render, source
 from ..schema import Answer, TokenUsage
 from ..timecodes import format_time
 from . import text as tx
+from .chat import decoding_of, message_text, model_id_of, strip_think
 from .errors import AgentSpecError
-from .judges.client import decoding_of, message_text, model_id_of
-from .judges.parsing import strip_think
-from .judges.scripted import ScriptedChatModel, section
+from .function_chat import FunctionChatModel
+from .text import section
 
 DEFAULT_CONTEXT_CHARS = 24_000  # about 6,000 tokens of English
 PROMPT = "bench_baseline"
@@ -164,7 +164,7 @@ def make_baseline(chat_spec: str | None, options: dict[str, str], settings: Any 
 
         settings = load_settings()
     if chat_spec == "scripted":
-        model = ScriptedChatModel(reply_fn=scripted_baseline_reply, model_name="scripted-baseline")
+        model = FunctionChatModel(reply_fn=scripted_baseline_reply, model_name="scripted-baseline")
     else:
         from .chat import chat_model_from_spec
 

@@ -1,5 +1,6 @@
-"""Comparing runs (``bench compare RUN_A RUN_B ...``): the metrics side by side, paired differences of
-the rubric scores with permutation tests, and optionally pairwise judging with Bradley-Terry ratings.
+"""Comparing runs (``bench compare RUN_A RUN_B ...``): the metrics side by side (each scorer's
+declared rows), paired differences of the per-turn scores of the scorers that declare them ``paired``
+(the rubric) with permutation tests, and optionally pairwise judging with Bradley-Terry ratings.
 
 Only like is compared with like: the comparison uses the turns that every run answered on the very
 same sample (same id and same content, by hash). When the runs' dataset fingerprints differ, or the
@@ -20,15 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import stable_hash, write_json, write_text
-from . import tasks as tk
 from .charts import html_table, interval_chart, markdown_table, page
 from .errors import MixedJudgesError
 from .report import build_summary, judge_label, latest_rows
-from .runner import load_run
-from .scorers import JUDGE_FREE_METRICS, METRICS, summarise_metric
+from .rundir import load_run, read_scores
 from .scorers.common import units_of
 from .scorers.meta import clustered_se
-from .scoring import read_scores
+from .scorers.registry import all_scorers
 
 Key = tuple[str, int]
 
@@ -63,33 +62,30 @@ def common_turns(run_dirs: list[Path]) -> tuple[set[Key], list[int]]:
 
 
 def metrics_on(run_dir: Path, keys: set[Key], judge_tag: str | None) -> dict[str, Any]:
-    """The run's metric summaries over the turns in ``keys`` only (lexical corpus scores recomputed)."""
+    """The run's metric summaries over the turns in ``keys`` only (a judge-free corpus-level scorer, such
+    as the lexical one, is run again on those turns)."""
     chosen = latest_rows(read_scores(run_dir), judge_tag)
     out = {}
-    for metric in METRICS:
+    for metric, scorer in all_scorers().items():
         rows = chosen.get(metric)
         if not rows:
             continue
-        if metric == "lexical":
-            from .scorers.lexical import score_lexical
-
+        if scorer.corpus_level and scorer.judge_free:
             _, samples, records = load_run(run_dir)
-            rows = score_lexical(
-                [u for u in units_of(samples, records) if (u.sample.sample_id, u.pair.index) in keys]
-            )
+            rows = scorer.run(None, [u for u in units_of(samples, records) if (u.sample.sample_id, u.pair.index) in keys], 1)
         else:
             rows = [r for r in rows if (r.get("sample_id"), r.get("turn")) in keys]
         if rows:
-            out[metric] = summarise_metric(metric, rows)
+            out[metric] = scorer.summarise(rows)
     return out
 
 
-def _rubric_turn_scores(run_dir: Path, judge_tag: str | None, keys: set[Key]) -> dict[Key, tuple[float, str]]:
-    rows = latest_rows(read_scores(run_dir), judge_tag).get("rubric", [])
+def _turn_scores(run_dir: Path, judge_tag: str | None, keys: set[Key], metric: str, field: str) -> dict[Key, tuple[float, str]]:
+    rows = latest_rows(read_scores(run_dir), judge_tag).get(metric, [])
     return {
-        (r["sample_id"], r["turn"]): (r["score_released"], r.get("video_id") or r["sample_id"])
+        (r["sample_id"], r["turn"]): (r[field], r.get("video_id") or r["sample_id"])
         for r in rows
-        if (r["sample_id"], r["turn"]) in keys
+        if (r.get("sample_id"), r.get("turn")) in keys and isinstance(r.get(field), int | float)
     }
 
 
@@ -116,8 +112,8 @@ def _warnings(
 def judge_differences(summaries: list[dict[str, Any]], names: list[str]) -> list[str]:
     """One line per judged metric whose scores come from different judges in different runs."""
     out = []
-    for metric in METRICS:
-        if metric in JUDGE_FREE_METRICS:
+    for metric, scorer in all_scorers().items():
+        if scorer.judge_free:
             continue
         scored = [(n, s) for n, s in zip(names, summaries, strict=True) if metric in s["metric_judge_tags"]]
         if len({s["metric_judge_tags"][metric] for _, s in scored}) > 1:
@@ -180,32 +176,35 @@ def compare_runs(
         "summaries": summaries,
         "pairs": [],
     }
-    base = _rubric_turn_scores(run_dirs[0], judge_tag, common)
-    rubric_judges = [tags.get("rubric") for tags in result["run_judge_tags"]]
-    for name, run, rubric_judge in zip(names[1:], run_dirs[1:], rubric_judges[1:], strict=True):
-        other = _rubric_turn_scores(run, judge_tag, common)
-        keys = sorted(set(base) & set(other))
-        a = [base[k][0] for k in keys]
-        b = [other[k][0] for k in keys]
-        se = (
-            clustered_se([y - x for x, y in zip(a, b, strict=True)], [base[k][1] for k in keys])
-            if keys
-            else None
-        )
-        result["pairs"].append(
-            {
-                "a": names[0],
-                "b": name,
-                "judges": [rubric_judges[0], rubric_judge],
-                "common_turns": len(keys),
-                "mean_difference": se["mean"] if se else None,
-                "se_clustered": se["se_clustered"] if se else None,
-                "p_permutation": paired_test(a, b) if keys else None,
-            }
-        )
+    for metric, scorer in all_scorers().items():
+        if scorer.paired and scorer.value_field:
+            result["pairs"] += paired_differences(result, run_dirs, judge_tag, common, metric, scorer.value_field)
     if judge is not None:
         judge_battles(result, judge, workers=workers, bootstrap_rounds=bootstrap_rounds)
     return result
+
+
+def paired_differences(
+    result: dict[str, Any], run_dirs: list[Path], judge_tag: str | None, common: set[Key], metric: str, field: str
+) -> list[dict[str, Any]]:
+    """Each later run against the first on ``metric``'s per-turn ``field``: the mean difference, its
+    standard error clustered by video, and a sign-flip permutation p-value."""
+    names = result["runs"]
+    base = _turn_scores(run_dirs[0], judge_tag, common, metric, field)
+    judges = [tags.get(metric) for tags in result["run_judge_tags"]]
+    out = []
+    for name, run, judge in zip(names[1:], run_dirs[1:], judges[1:], strict=True):
+        other = _turn_scores(run, judge_tag, common, metric, field)
+        keys = sorted(set(base) & set(other))
+        a = [base[k][0] for k in keys]
+        b = [other[k][0] for k in keys]
+        se = clustered_se([y - x for x, y in zip(a, b, strict=True)], [base[k][1] for k in keys]) if keys else None
+        out.append({
+            "metric": metric, "field": field, "a": names[0], "b": name, "judges": [judges[0], judge],
+            "common_turns": len(keys), "mean_difference": se["mean"] if se else None,
+            "se_clustered": se["se_clustered"] if se else None, "p_permutation": paired_test(a, b) if keys else None,
+        })  # fmt: skip
+    return out
 
 
 def judge_battles(result: dict[str, Any], judge: Any, *, workers: int = 4, bootstrap_rounds: int = 200) -> None:
@@ -244,55 +243,37 @@ def judge_battles(result: dict[str, Any], judge: Any, *, workers: int = 4, boots
 
 
 def comparison_table(result: dict[str, Any]) -> list[list[Any]]:
+    """One row per number a scorer declares for comparison, the runs side by side; a row no run has a
+    value for is left out."""
     rows: list[list[Any]] = []
     metrics = result["metrics"]
-    rubrics = [m.get("rubric") for m in metrics]
-    if all(rubrics):
-        rows.append(["Overall (released)", *[r["released"]["overall"] for r in rubrics]])
-        rows.append(["Overall (paper)", *[r["paper"]["overall"] for r in rubrics]])
-        for cat in tk.CATEGORIES:
-            rows.append(
-                [
-                    tk.CATEGORY_NAMES[cat],
-                    *[r["released"]["categories"].get(cat, {}).get("score") for r in rubrics],
-                ]
-            )
-        for task in tk.CANONICAL_TASKS:
-            values = [r["released"]["tasks"].get(task, {}).get("score") for r in rubrics]
+    for metric, scorer in all_scorers().items():
+        if not any(m.get(metric) for m in metrics):
+            continue
+        per_run = [dict(scorer.comparison(m[metric])) if m.get(metric) else {} for m in metrics]
+        labels = list(dict.fromkeys(label for values in per_run for label in values))
+        for label in labels:
+            values = [values.get(label) for values in per_run]
             if any(v is not None for v in values):
-                rows.append([tk.TASK_NAMES[task], *values])
-        rows.append(["Agentic", *[(r["released"]["agentic"] or {}).get("score") for r in rubrics]])
-    for metric, key in (
-        ("trajectory", "score"),
-        ("vdeval", "score"),
-        ("lave", "score"),
-        ("lexical", "bleu"),
-        ("lexical", "rouge_l"),
-        ("lexical", "meteor"),
-        ("consensus", "score"),
-        ("videoautobench", "score"),
-    ):
-        values = [m.get(metric, {}).get(key) for m in metrics]
-        if any(v is not None for v in values):
-            rows.append([f"{metric} {key}", *values])
+                rows.append([label, *values])
     return rows
 
 
 def judges_table(result: dict[str, Any]) -> list[list[Any]]:
     """One row per judged metric: who judged it in each run."""
     rows = []
-    for metric in METRICS:
-        if metric not in JUDGE_FREE_METRICS and any(metric in j for j in result["run_judges"]):
+    for metric, scorer in all_scorers().items():
+        if not scorer.judge_free and any(metric in j for j in result["run_judges"]):
             rows.append([metric, *[judge_label(j[metric], short=True) if metric in j else "–" for j in result["run_judges"]]])
     return rows
 
 
-PAIRS_HEADER = ["A", "B", "Turns", "Mean B-A", "SE (clustered by video)", "p (sign-flip permutation)"]
+PAIRS_HEADER = ["Per-turn score", "A", "B", "Turns", "Mean B-A", "SE (clustered by video)", "p (sign-flip permutation)"]
 
 
 def _pair_rows(result: dict[str, Any]) -> list[list[Any]]:
     return [
-        [p["a"], p["b"], p["common_turns"], p["mean_difference"], p["se_clustered"], p["p_permutation"]]
+        [f"{p['metric']} {p['field']}", p["a"], p["b"], p["common_turns"], p["mean_difference"], p["se_clustered"], p["p_permutation"]]
         for p in result["pairs"]
     ]
 
@@ -320,7 +301,7 @@ def compare_markdown(result: dict[str, Any]) -> str:
         lines += ["", "## Judges", "", markdown_table(["Metric", *names], judged)]
     lines += ["", "## Metrics", "", markdown_table(["Metric", *names], comparison_table(result))]
     if result["pairs"]:
-        lines += ["", "## Paired differences on common turns (rubric, released, per turn)", ""]
+        lines += ["", "## Paired differences on common turns", ""]
         lines.append(markdown_table(PAIRS_HEADER, _pair_rows(result)))
     if result.get("ratings"):
         lines += ["", f"## Pairwise judging ({judge_label(result['judge'])})", "", BT_NOTE, ""]
@@ -339,7 +320,7 @@ def compare_html(result: dict[str, Any]) -> str:
         body += "<h2>Judges</h2>" + html_table(["Metric", *result["runs"]], judged)
     body += "<h2>Metrics</h2>" + html_table(["Metric", *result["runs"]], comparison_table(result))
     if result["pairs"]:
-        body += "<h2>Paired differences on common turns (rubric, released, per turn)</h2>"
+        body += "<h2>Paired differences on common turns</h2>"
         body += html_table(PAIRS_HEADER, _pair_rows(result))
     if result.get("ratings"):
         ratings = result["ratings"]

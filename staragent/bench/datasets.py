@@ -1,4 +1,6 @@
-"""Dataset loaders. Every loader returns a :class:`Dataset` of :class:`~staragent.bench.schema.Sample`.
+"""Readers of the dataset file formats. Every loader returns a :class:`Dataset` of
+:class:`~staragent.bench.schema.Sample`; :func:`staragent.bench.kinds.load_dataset` picks the loader
+by the kind's task (:mod:`staragent.bench.kinds`).
 
 A dataset spec is a path, optionally prefixed by its kind:
 
@@ -21,9 +23,9 @@ option a kind does not take is an error, not silently ignored.
   ground_truth, prediction?}``.
 - ``synthetic:PATH.facts.json`` — the offline benchmark built from a sample-video script.
 - ``factqa:PATH`` — fact questions about real videos (``{"videos": {...}, "cases": [...]}``, the shape
-  of ``../shared/eval/dev_qa.json``), scored by answer patterns and cited spans (``bench.factqa``).
+  of ``../shared/eval/dev_qa.json``), scored by answer patterns and cited spans (``scorers.factqa``).
 
-Without a prefix the kind is guessed from the first row. A malformed row raises
+Without a prefix the kind is recognised from the file's name and content, else from its first row. A malformed row raises
 :class:`~staragent.bench.errors.DatasetError` naming the file, the row and the problem.
 """
 
@@ -33,7 +35,6 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +43,6 @@ from pydantic import ValidationError
 from .errors import DatasetError
 from .schema import Dataset, Sample, Turn
 
-KINDS = ("starbench", "hf", "vdact", "videoautobench", "giraffe", "synthetic", "factqa")
-# Options each kind of dataset takes besides ``name`` (paths are given as strings on the command line).
-DATASET_OPTIONS: dict[str, tuple[str, ...]] = {"vdact": ("summaries",), "videoautobench": ("responses",)}
 HUB_EXTRA_HINT = "pip install 'staragent[hub]'"
 
 log = logging.getLogger("staragent.bench")
@@ -56,72 +54,6 @@ def shared_data_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
-def split_spec(spec: str) -> tuple[str | None, str]:
-    """``"vdact:/x.json" -> ("vdact", "/x.json")``; a bare path gives ``(None, path)``."""
-    match = re.match(r"^([a-z_]+):(.*)$", str(spec))
-    if match and match.group(1) in KINDS:
-        return match.group(1), match.group(2)
-    return None, str(spec)
-
-
-def parse_dataset_options(items: Iterable[str]) -> dict[str, str]:
-    """``["responses=a.json", "name=x"]`` -> ``{"responses": "a.json", "name": "x"}``."""
-    options: dict[str, str] = {}
-    for item in items:
-        key, eq, value = str(item).partition("=")
-        if not eq or not key.strip():
-            raise DatasetError(f"cannot read the dataset option {item!r}; write KEY=VALUE, e.g. responses=answers.json")
-        options[key.strip()] = value.strip()
-    return options
-
-
-def check_dataset_options(kind: str, options: dict[str, Any]) -> None:
-    allowed = ("name", *DATASET_OPTIONS.get(kind, ()))
-    unknown = [k for k in options if k not in allowed]
-    if unknown:
-        raise DatasetError(
-            f"dataset option {', '.join(unknown)} does not apply to {kind} datasets; {kind} takes {', '.join(allowed)}"
-        )
-
-
-def load_dataset(spec: str | Path, **options: Any) -> Dataset:
-    """Load a dataset from a spec (see the module docstring); ``options`` go to its loader."""
-    kind, rest = split_spec(str(spec))
-    if kind == "hf":
-        check_dataset_options(kind, options)
-        return load_hf(rest, **options)
-    path = Path(rest).expanduser()
-    if not path.exists():
-        raise DatasetError(f"dataset file not found: {path} (check the path, or prefix hf: for a hub dataset id)")
-    if path.is_dir():
-        raise DatasetError(f"{path} is a directory; give the dataset file (.json or .jsonl) inside it")
-    if kind == "synthetic" or (kind is None and path.name.endswith(".facts.json")):
-        from .synthetic import load_synthetic
-
-        check_dataset_options("synthetic", options)
-        return load_synthetic(path, **options)
-    if kind == "factqa" or (kind is None and path.suffix.lower() == ".json"):
-        from .factqa import is_factqa, load_factqa
-
-        data = _json_or_none(path)
-        if is_factqa(data):
-            check_dataset_options("factqa", options)
-            return load_factqa(data, path, **options)
-        if kind == "factqa":
-            raise DatasetError(f"{path} is not a fact-question file: it needs a 'videos' object and a 'cases' list")
-    rows = read_rows(path)
-    if kind is None:
-        kind = guess_kind(rows, path)
-    check_dataset_options(kind, options)
-    loader = {
-        "starbench": load_starbench_rows,
-        "vdact": load_vdact_rows,
-        "videoautobench": load_videoautobench_rows,
-        "giraffe": load_giraffe_rows,
-    }[kind]
-    return loader(rows, path, **options)
 
 
 def _json_or_none(path: Path) -> Any:
@@ -170,26 +102,6 @@ def _is_json(text: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
-
-
-def guess_kind(rows: list[dict[str, Any]], path: Path) -> str:
-    if not rows:
-        raise DatasetError(f"{path} holds no rows")
-    first = rows[0]
-    if not isinstance(first, dict):
-        raise DatasetError(f"{path}: row 1 is not a JSON object")
-    if "conversations" in first:
-        return "starbench"
-    if "dial_id" in first and "ref_answer" in first:
-        return "vdact"
-    if "selected answer" in first or "rejected answer" in first:
-        return "videoautobench"
-    if "evaluator" in first and "ground_truth" in first:
-        return "giraffe"
-    raise DatasetError(
-        f"cannot tell what kind of dataset {path} is (first row has keys {sorted(first)[:8]}); "
-        f"prefix the path with one of {', '.join(k + ':' for k in KINDS)}"
-    )
 
 
 def _row_error(path: Path, number: int, row: Any, exc: ValidationError | ValueError) -> DatasetError:

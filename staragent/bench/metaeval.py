@@ -10,11 +10,11 @@ with a header; one row per judged turn:
 - ``score``: a number on any scale (``human``, ``human_score`` and ``rating`` are read too); an empty
   or null score leaves the row out (e.g. annotators who all disagreed).
 
-**Per-item metric scores** (``--metric METRIC[:FIELD]``): rubric ``score_released`` (or
-``score_paper``), trajectory ``score``, vdeval / lave ``score`` (the rating as %), lexical ``rouge_l``
-(or ``meteor``, ``sentence_bleu``), consensus ``score``, videoautobench ``score`` (mean of the points
-against the selected and the rejected answer, %), giraffe ``avg``. Turns without an answer and failed
-judge calls are left out and counted.
+**Per-item metric scores** (``--metric METRIC[:FIELD]``): by default the field each scorer declares
+as its per-turn value (``Scorer.value_field``: rubric ``score_released``, lexical ``rouge_l``, giraffe
+``avg``, most others ``score``); any other numeric field of its rows can be named (rubric
+``score_paper``, lexical ``meteor``). Turns without an answer and failed judge calls are left out and
+counted.
 
 **Comparing two metrics** (``--compare A,B``): whether A agrees with the human scores better than B on
 the turns both scored (Kendall tau-b, paired permutation test; :func:`scorers.meta.compare_correlations`).
@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DatasetError, UnknownMetricError
-from .scorers import METRICS
 from .scorers.meta import (
     METHODS,
     cluster_bootstrap_se,
@@ -38,17 +37,8 @@ from .scorers.meta import (
     paraphrase,
     validate_judge,
 )
+from .scorers.registry import all_scorers, get_scorer
 
-DEFAULT_FIELDS = {
-    "rubric": "score_released",
-    "trajectory": "score",
-    "vdeval": "score",
-    "lave": "score",
-    "lexical": "rouge_l",
-    "consensus": "score",
-    "videoautobench": "score",
-    "giraffe": "avg",
-}
 HUMAN_FIELDS = ("score", "human", "human_score", "rating")
 
 
@@ -104,13 +94,14 @@ def parse_metric_fields(spec: str | Sequence[str] | None, available: Sequence[st
     items = [spec] if isinstance(spec, str) else list(spec or [])
     names = [n.strip() for item in items for n in item.split(",") if n.strip()]
     if not names:
-        return [(m, DEFAULT_FIELDS[m]) for m in METRICS if m in available]
+        return [(m, s.value_field) for m, s in all_scorers().items() if m in available and s.value_field]
     out = []
     for name in names:
         metric, _, field = name.partition(":")
-        if metric not in DEFAULT_FIELDS:
-            raise UnknownMetricError(f"unknown metric {metric!r}; choose from {', '.join(DEFAULT_FIELDS)}")
-        out.append((metric, field or DEFAULT_FIELDS[metric]))
+        field = field or get_scorer(metric).value_field or ""
+        if not field:
+            raise UnknownMetricError(f"{metric} has no per-turn score; name a field of its rows, {metric}:FIELD")
+        out.append((metric, field))
     return out
 
 
@@ -120,7 +111,7 @@ def item_score(row: dict[str, Any], metric: str, field: str) -> float | None:
         return None
     if field not in row:
         raise UnknownMetricError(
-            f"{metric} rows have no field {field!r}; e.g. {metric}:{DEFAULT_FIELDS[metric]}"
+            f"{metric} rows have no field {field!r}; e.g. {metric}:{get_scorer(metric).value_field}"
         )
     return _number(row[field])
 
@@ -168,8 +159,7 @@ def meta_evaluate(
     """Agreement of each metric's per-item scores in ``run_dir`` with the human scores in ``human_file``;
     with ``compare`` (two ``METRIC[:FIELD]``), also whether the first agrees better than the second."""
     from .report import latest_rows
-    from .runner import load_run
-    from .scoring import read_scores
+    from .rundir import load_run, read_scores
 
     _, samples, _ = load_run(run_dir)
     by_metric = latest_rows(read_scores(run_dir), judge_tag)
@@ -240,26 +230,28 @@ def validate_judge_on_dataset(
     judge: Any,
     paraphraser: Any,
     *,
-    metric: str = "lave",
+    metric: str,
     limit: int | None = None,
     seed: int = 0,
     workers: int = 4,
 ) -> dict[str, Any]:
     """Score each turn of ``dataset`` (its reference answer, a paraphrase of it by ``paraphraser``, and
-    the reference of another turn drawn by a seeded random derangement) with ``metric`` under ``judge``."""
+    the reference of another turn drawn by a seeded random derangement) with ``metric`` (a scorer that
+    declares ``validates_judge``) under ``judge``."""
     from .schema import TurnRecord
-    from .scorers import run_metric
     from .scorers.common import Unit, pmap
 
-    if metric not in ("lave", "vdeval", "rubric"):
-        raise UnknownMetricError(f"judge validation runs with lave, vdeval or rubric, not {metric!r}")
+    scorer = get_scorer(metric)
+    if not scorer.validates_judge:
+        usable = ", ".join(name for name, s in all_scorers().items() if s.validates_judge)
+        raise UnknownMetricError(f"judge validation runs with {usable}, not {metric!r}")
     turns = [(s, p) for s in dataset.samples for p in s.qa_turns() if p.answer.content.strip()]
-    if metric == "rubric":
+    if scorer.needs.rubrics:
         turns = [(s, p) for s, p in turns if p.answer.criteria]
     turns = turns[:limit] if limit else turns
     if len(turns) < 2:
         raise DatasetError(
-            f"{dataset.name} has fewer than two turns with a reference answer{' and a rubric' if metric == 'rubric' else ''}"
+            f"{dataset.name} has fewer than two turns with a reference answer{' and a rubric' if scorer.needs.rubrics else ''}"
         )
     items = [
         {"question": p.question.content, "reference": p.answer.content, "index": i}
@@ -268,14 +260,14 @@ def validate_judge_on_dataset(
     paraphrases = pmap(
         lambda item: paraphrase(paraphraser, item["question"], item["reference"]), items, workers
     )
-    field = DEFAULT_FIELDS[metric]
+    field = scorer.value_field
 
     def score(item: dict[str, Any], candidate: str) -> float:
         sample, pair = turns[item["index"]]
         record = TurnRecord(
             sample_id=sample.sample_id, turn=pair.index, question=pair.question.content, answer=candidate
         )
-        return float(run_metric(metric, judge, [Unit(sample, pair, record)])[0][field])
+        return float(scorer.run(judge, [Unit(sample, pair, record)], 1)[0][field])
 
     result = validate_judge(items, score, paraphrases, seed=seed, workers=workers)
     kept = result["items"]

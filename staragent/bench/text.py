@@ -105,3 +105,9 @@ def contains_phrase(haystack: str, phrase: str) -> bool:
         return False
     n = len(p)
     return any(h[i : i + n] == p for i in range(len(h) - n + 1))
+
+
+def section(prompt: str, heading: str) -> str:
+    """Text under ``## heading`` up to the next ``## `` heading."""
+    match = re.search(rf"^##\s+{re.escape(heading)}\s*$(.*?)(?=^##\s|\Z)", prompt, re.MULTILINE | re.DOTALL)
+    return match.group(1).strip() if match else ""

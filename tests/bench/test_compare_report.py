@@ -9,13 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 from staragent.bench.agents import ScriptedAgent, make_agent
-from staragent.bench.cli import bench
+from staragent.bench.commands import bench
 from staragent.bench.compare import compare_runs
-from staragent.bench.datasets import load_dataset
+from staragent.bench.execution import run_benchmark
 from staragent.bench.judges import make_judge
-from staragent.bench.runner import run_benchmark
+from staragent.bench.kinds import load_dataset
 from staragent.bench.scoring import score_run
-from staragent.bench.synthetic import load_synthetic
+from staragent.datagen.synthetic import load_synthetic
 
 
 def invoke(*args):

@@ -15,21 +15,21 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from staragent.bench.datagen import Options, generate
-from staragent.bench.datagen.checks import check_sample, find_duplicates
-from staragent.bench.datagen.describe import Span
-from staragent.bench.datagen.finalize import finalize
-from staragent.bench.datagen.llm import Usage, Writer, writer_identity
-from staragent.bench.datagen.replies import CriteriaReply, QuestionsReply
-from staragent.bench.datagen.review import import_decisions, load_decisions
-from staragent.bench.datagen.scripted import ScriptedWriter, scripted_reply
-from staragent.bench.datagen.toolbox import ToolBox
-from staragent.bench.datasets import load_dataset
 from staragent.bench.errors import DatagenError
+from staragent.bench.kinds import load_dataset
 from staragent.bench.schema import Criterion, Sample
 from staragent.bench.tasks import CANONICAL_TASKS
 from staragent.cli import main
 from staragent.config import load_settings
+from staragent.datagen import Options, generate
+from staragent.datagen.checks import check_sample, find_duplicates
+from staragent.datagen.describe import Span
+from staragent.datagen.finalize import finalize
+from staragent.datagen.llm import Usage, Writer, writer_identity
+from staragent.datagen.replies import CriteriaReply, QuestionsReply
+from staragent.datagen.review import import_decisions, load_decisions
+from staragent.datagen.scripted import ScriptedWriter, scripted_reply
+from staragent.datagen.toolbox import ToolBox
 
 
 class Recording(BaseChatModel):
@@ -115,7 +115,7 @@ def test_agentic_responses_come_from_running_the_tools_on_the_video(generated):
 
 
 def test_bench_runs_and_scores_the_generated_dataset(generated, tmp_path):
-    from staragent.bench.cli import bench
+    from staragent.bench.commands import bench
 
     dataset, run = generated[0] / "dataset.json", tmp_path / "run"
     runner = CliRunner()
@@ -136,7 +136,7 @@ def test_a_second_run_asks_nothing_and_a_new_option_redoes_only_what_depends_on_
     asked: list = []
     model = scripted_counting(asked)
     writer = Writer(model, writer_identity(model, "scripted"), out / ".cache" / "writer")
-    from staragent.bench.datagen.pipeline import generate_video
+    from staragent.datagen.pipeline import generate_video
 
     again = generate_video(foreign.path, "conference", out, Options(model="scripted", per_video=4), dg_settings, writer, lambda m: None)
     assert again.ok and asked == []
@@ -148,7 +148,7 @@ def test_a_second_run_asks_nothing_and_a_new_option_redoes_only_what_depends_on_
 
 
 def test_a_killed_run_resumes_without_asking_again_what_it_had(foreign, dg_settings, tmp_path):
-    from staragent.bench.datagen.pipeline import generate_video
+    from staragent.datagen.pipeline import generate_video
 
     out = tmp_path / "killed"
     identity = writer_identity(ScriptedWriter(), "scripted")
@@ -201,7 +201,7 @@ def test_an_unusable_reply_goes_back_with_its_problem_and_a_hopeless_one_is_give
 
 
 def test_a_server_that_does_not_answer_stops_the_run_with_what_to_do():
-    from staragent.bench.datagen.llm import WriterError
+    from staragent.datagen.llm import WriterError
 
     class Down(Recording):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):
@@ -356,7 +356,7 @@ def test_many_videos_go_through_ray_and_a_bad_file_does_not_stop_the_others(tmp_
 
 
 def test_each_prompt_shows_an_example_reply_its_stage_accepts(registry, dg_settings):
-    from staragent.bench.datagen import replies
+    from staragent.datagen import replies
     from staragent.prompts import render
 
     box = ToolBox(registry, dg_settings)
@@ -381,7 +381,7 @@ def test_each_prompt_shows_an_example_reply_its_stage_accepts(registry, dg_setti
 
 
 def test_scenarios_must_pick_offered_tasks_and_not_repeat_each_other():
-    from staragent.bench.datagen.replies import ScenariosReply
+    from staragent.datagen.replies import ScenariosReply
 
     context = {"tasks": {"entity_recognition", "event_understanding", "summarization"}, "max_scenarios": 3}
     same = {"scenarios": [{"scenario": "a", "tasks": ["entity_recognition"]}, {"scenario": "b", "tasks": ["Entity Recognition"]}]}
@@ -394,7 +394,7 @@ def test_scenarios_must_pick_offered_tasks_and_not_repeat_each_other():
 
 
 def test_replies_with_a_stray_closing_bracket_are_read_and_broken_ones_say_where():
-    from staragent.bench.datagen.llm import parse_reply
+    from staragent.datagen.llm import parse_reply
 
     stray = ('```json\n{"turns": [{"question": "What is the grinder called?", "spans": ["S0"],\n'
              ' "tool_calls": [{"tool": "transcribe_speech", "arguments": {"timestamp": "00:00:00-00:00:05"}}]}\n }\n]}\n```')  # a 1.5B model wrote this

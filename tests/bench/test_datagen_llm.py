@@ -18,11 +18,11 @@ pytestmark = pytest.mark.llm
 
 @pytest.mark.timeout(1800)  # a few minutes on 2 idle cores; far more where other work shares them
 def test_the_local_llm_writes_a_dataset_that_bench_runs_and_scores(llm_server, foreign, session_cache, tmp_path, monkeypatch):
-    from staragent.bench.cli import bench
-    from staragent.bench.datagen import Options, generate
-    from staragent.bench.datagen.finalize import finalize
-    from staragent.bench.datasets import load_dataset
+    from staragent.bench.commands import bench
+    from staragent.bench.kinds import load_dataset
     from staragent.config import load_settings
+    from staragent.datagen import Options, generate
+    from staragent.datagen.finalize import finalize
 
     monkeypatch.setenv("STARAGENT_PLANNER__BASE_URL", llm_server["url"])
     settings = load_settings(profile="openai", cache_dir=session_cache, progress=False)

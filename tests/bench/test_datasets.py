@@ -10,10 +10,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from staragent.bench.cli import bench
-from staragent.bench.datasets import load_dataset
+from staragent.bench.commands import bench
 from staragent.bench.errors import DatasetError
-from staragent.bench.scoring import read_scores
+from staragent.bench.kinds import load_dataset
+from staragent.bench.rundir import read_scores
 
 
 def invoke(*args):
@@ -98,8 +98,8 @@ def test_dataset_options_are_checked(tmp_path):
 
 def test_rubric_counts_unanswered_turns_and_lave_skips_them(tmp_path):
     from staragent.bench.agents import ScriptedAgent
+    from staragent.bench.execution import run_benchmark
     from staragent.bench.judges import LLMJudge, ScriptedChatModel
-    from staragent.bench.runner import run_benchmark
     from staragent.bench.scoring import score_run
 
     rows = [

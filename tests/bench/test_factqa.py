@@ -7,10 +7,11 @@ import pytest
 from click.testing import CliRunner
 
 from staragent.bench.agents import ScriptedAgent
-from staragent.bench.cli import bench
-from staragent.bench.datasets import load_dataset
-from staragent.bench.factqa import check_answer
-from staragent.bench.runner import read_records, run_benchmark
+from staragent.bench.commands import bench
+from staragent.bench.execution import run_benchmark
+from staragent.bench.kinds import load_dataset
+from staragent.bench.rundir import read_records
+from staragent.bench.scorers.factqa import check_answer
 from staragent.schema import Evidence
 
 CASES = {

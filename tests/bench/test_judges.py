@@ -243,9 +243,10 @@ def test_identity_records_what_the_server_reports_and_keeps_it_through_the_cache
 
 def test_decoding_settings_name_separate_score_rows(facts_file, tmp_path):
     from staragent.bench.agents import make_agent
-    from staragent.bench.runner import run_benchmark
-    from staragent.bench.scoring import read_scores, score_run
-    from staragent.bench.synthetic import load_synthetic
+    from staragent.bench.execution import run_benchmark
+    from staragent.bench.rundir import read_scores
+    from staragent.bench.scoring import score_run
+    from staragent.datagen.synthetic import load_synthetic
 
     run_benchmark(load_synthetic(facts_file).select(limit=2), make_agent("scripted"), tmp_path / "run")
     tags = []
@@ -289,7 +290,7 @@ def test_thinking_and_request_options_are_part_of_the_judge_identity(tmp_path):
     address, are different judges: other cache entries, other score rows."""
     from staragent.agent.planners.openai import OpenAICompatibleChat
     from staragent.agent.planners.transformers import TransformersChatModel
-    from staragent.bench.judges.client import decoding_of
+    from staragent.bench.chat import decoding_of
 
     def identity_of(model):
         return LLMJudge.from_model(model, cache_dir=tmp_path / "cache")

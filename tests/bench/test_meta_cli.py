@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from scipy import stats
 
 from staragent.bench.agents import ScriptedAgent
-from staragent.bench.cli import bench
-from staragent.bench.runner import run_benchmark
-from staragent.bench.scoring import read_scores
-from staragent.bench.synthetic import load_synthetic
+from staragent.bench.commands import bench
+from staragent.bench.execution import run_benchmark
+from staragent.bench.rundir import read_scores
+from staragent.datagen.synthetic import load_synthetic
 
 
 def invoke(*args):
@@ -98,7 +98,7 @@ def test_meta_reports_agreement_with_human_scores(scored_run, tmp_path):
 
 def test_meta_reads_vdact_turn_ids_and_rejects_bad_files(tmp_path):
     from staragent.bench.agents import make_agent
-    from staragent.bench.datasets import load_dataset
+    from staragent.bench.kinds import load_dataset
 
     rows = [
         {
@@ -163,8 +163,8 @@ def test_validate_judge_separates_paraphrases_from_random_answers(facts_file, tm
 
 def test_validate_judge_and_compare_pin_the_judge_like_score(facts_file, tmp_path):
     from staragent.bench.agents import make_agent
-    from staragent.bench.runner import run_benchmark
-    from staragent.bench.synthetic import load_synthetic
+    from staragent.bench.execution import run_benchmark
+    from staragent.datagen.synthetic import load_synthetic
 
     pinned = ("--judge", "scripted", "--judge-revision", "r9", "--cache-dir", tmp_path / "judge-cache")
     r = invoke("validate-judge", facts_file, *pinned, "--limit", "4", "--json")

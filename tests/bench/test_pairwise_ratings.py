@@ -87,7 +87,7 @@ def test_videoautobench_rules():
 def test_released_videoautobench_judgments_score_through_the_cli(shared_data):
     from click.testing import CliRunner
 
-    from staragent.bench.cli import bench
+    from staragent.bench.commands import bench
 
     d = shared_data / "videoautobench"
     result = CliRunner().invoke(bench, ["videoautobench", "--selected", str(d / "judgments.aria.selected.jsonl"),
@@ -133,10 +133,11 @@ def test_scripted_giraffe_accuracy_is_any_of():
 
 def test_videoautobench_and_giraffe_runs_score_through_score_run(shared_data, tmp_path):
     from staragent.bench.agents import make_agent
-    from staragent.bench.datasets import load_dataset
+    from staragent.bench.execution import run_benchmark
     from staragent.bench.judges import make_judge
-    from staragent.bench.runner import run_benchmark
-    from staragent.bench.scoring import read_scores, score_run
+    from staragent.bench.kinds import load_dataset
+    from staragent.bench.rundir import read_scores
+    from staragent.bench.scoring import score_run
 
     d = shared_data / "videoautobench"
     ds = load_dataset(f"videoautobench:{d / 'videoautobench.latest.json'}", responses=d / "responses.aria.json")

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from staragent.bench import tasks as tk
-from staragent.bench.datasets import load_dataset
 from staragent.bench.errors import DatasetError
+from staragent.bench.kinds import load_dataset
 from staragent.bench.schema import Criterion, Sample, ToolCall
 from staragent.errors import ConfigError
 from staragent.prompts import available, render

@@ -4,9 +4,10 @@ mode of the released evaluation."""
 import json
 
 from staragent.bench.agents import make_agent
-from staragent.bench.datasets import load_dataset
+from staragent.bench.execution import run_benchmark
 from staragent.bench.judges import make_judge
-from staragent.bench.runner import load_run, run_benchmark
+from staragent.bench.kinds import load_dataset
+from staragent.bench.rundir import load_run
 from staragent.bench.scoring import score_run
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from staragent.bench.judges.client import JudgeCall
-from staragent.bench.report import paper_reference
 from staragent.bench.schema import Criterion, Sample, ToolCall, TurnRecord
 from staragent.bench.scorers import rubric
 from staragent.bench.scorers.common import units_of
+from staragent.bench.scorers.rubric_view import paper_reference
 from staragent.bench.scorers.trajectory import score_unit, trajectory_metrics, trajectory_points
 from staragent.schema import TrajectoryStep
 

@@ -10,8 +10,9 @@ import pytest
 
 from staragent.bench.agents import EchoAgent, ScriptedAgent, SimulatedTools, make_agent
 from staragent.bench.errors import AgentSpecError, RunDirError
-from staragent.bench.runner import SAMPLES_FILE, TRAJECTORIES_FILE, load_run, run_benchmark
-from staragent.bench.synthetic import load_synthetic
+from staragent.bench.execution import run_benchmark
+from staragent.bench.rundir import SAMPLES_FILE, TRAJECTORIES_FILE, load_run
+from staragent.datagen.synthetic import load_synthetic
 from staragent.fsutil import read_json, write_json
 
 
@@ -134,7 +135,7 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(facts_file, tmp_path
 
 def test_killed_subprocess_run_resumes(facts_file, tmp_path, subprocess_env):
     out = tmp_path / "run"
-    code = "import sys; from staragent.bench.cli import bench; sys.exit(bench.main(prog_name='bench'))"
+    code = "import sys; from staragent.bench.commands import bench; sys.exit(bench.main(prog_name='bench'))"
     cmd = [sys.executable, "-c", code, "run", str(facts_file), "--agent", "scripted,delay=0.25", "--out", str(out)]
     proc = subprocess.Popen(cmd, env=subprocess_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     traj = out / TRAJECTORIES_FILE
@@ -205,7 +206,7 @@ def test_videos_are_found_by_id_under_the_video_root(tmp_path):
 
 
 def _cli_run(facts_file, out, subprocess_env, delay="0.25"):
-    code = "import sys; from staragent.bench.cli import bench; sys.exit(bench.main(prog_name='bench'))"
+    code = "import sys; from staragent.bench.commands import bench; sys.exit(bench.main(prog_name='bench'))"
     cmd = [sys.executable, "-c", code, "run", str(facts_file), "--agent", f"scripted,delay={delay}", "--out", str(out)]
     return subprocess.Popen(cmd, env=subprocess_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from staragent.bench import tasks as tk
-from staragent.bench.cli import bench
-from staragent.bench.datasets import load_dataset
+from staragent.bench.commands import bench
+from staragent.bench.kinds import load_dataset
 from staragent.bench.scorers.trajectory import safe_eval
-from staragent.bench.synthetic import build_samples
+from staragent.datagen.synthetic import build_samples
 from staragent.timecodes import parse_range
 
 CLOCK_RANGE = re.compile(r"^\d{2}:\d{2}:\d{2}-\d{2}:\d{2}:\d{2}$")
@@ -61,7 +61,7 @@ def test_samples_from_a_script(script):
 
 def test_criteria_name_whole_facts_and_near_misses_fail_them():
     from staragent.bench.judges import HeuristicJudge
-    from staragent.bench.synthetic import fact_criteria
+    from staragent.datagen.synthetic import fact_criteria
 
     def descriptions(answer, keywords):
         fact = {"answer": answer, "keywords": keywords, "start": 40.0}

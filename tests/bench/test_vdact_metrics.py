@@ -8,9 +8,10 @@ import re
 import pytest
 
 from staragent.bench.agents import make_agent
-from staragent.bench.datasets import load_dataset
+from staragent.bench.execution import run_benchmark
 from staragent.bench.judges import LLMJudge, ScriptedChatModel, make_judge
-from staragent.bench.runner import load_run, run_benchmark
+from staragent.bench.kinds import load_dataset
+from staragent.bench.rundir import load_run
 from staragent.bench.scorers import consensus, lexical, vdeval
 from staragent.bench.scorers.common import units_of
 
@@ -125,7 +126,7 @@ def test_consensus_retrieves_pseudo_references():
 def test_cli_metrics_on_vdact_file(shared_data):
     from click.testing import CliRunner
 
-    from staragent.bench.cli import bench
+    from staragent.bench.commands import bench
 
     path = shared_data / "vdact/results/test-gemini-1.5-pro-002-visual-8-mini.json"
     result = CliRunner().invoke(bench, ["metrics", str(path), "--format", "vdact", "--json"])

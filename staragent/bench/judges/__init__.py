@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ...prompts import render
+from ..chat import decoding_of, endpoint_of, model_id_of
 from ..errors import JudgeSpecError
 from ..schema import Criterion
-from .client import JudgeCall, JudgeClient, JudgeIdentity, decoding_of, endpoint_of, model_id_of
+from .client import JudgeCall, JudgeClient, JudgeIdentity
 from .heuristic import HeuristicJudge
 from .parsing import parse_criterion_verdict
 from .scripted import SCRIPTED_VERSION, ScriptedChatModel, scripted_reply

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field
 
 from ...fsutil import read_json, stable_hash, write_json
-from .parsing import strip_think
+from ..chat import message_text, strip_think
 
 
 class JudgeIdentity(BaseModel):
@@ -75,61 +75,10 @@ class JudgeCall(BaseModel):
     latency_s: float = 0.0
 
 
-def message_text(message: Any) -> str:
-    """Text of a LangChain message (content may be a string or a list of parts)."""
-    content = getattr(message, "content", message)
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and part.get("type") in (None, "text"):
-                parts.append(str(part.get("text", "")))
-        return "".join(parts)
-    return str(content or "")
-
-
-def model_id_of(model: Any) -> str:
-    for attr in ("model_name", "model", "model_id", "repo_id"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return type(model).__name__
-
-
 def _served(message: Any) -> dict[str, Any]:
     """The model name and system fingerprint in a reply's metadata (empty when it reports none)."""
     metadata = getattr(message, "response_metadata", None) or {}
     return {k: metadata[k] for k in ("model_name", "system_fingerprint") if isinstance(metadata.get(k), str) and metadata[k]}
-
-
-# What changes a reply besides the prompt: sampling settings, Qwen3's thinking switch (transformers),
-# and what an OpenAI-compatible client adds to each request (``model_kwargs``, ``extra_body``, ...).
-DECODING_FIELDS = (
-    "temperature", "top_p", "top_k", "max_tokens", "max_completion_tokens", "max_new_tokens", "seed", "thinking",
-    "frequency_penalty", "presence_penalty", "reasoning_effort", "reasoning", "stop", "n", "model_kwargs", "extra_body",
-)  # fmt: skip
-
-
-def decoding_of(model: Any) -> dict[str, Any]:
-    """The model's decoding settings and request options that are set (empty options left out)."""
-    out = {}
-    for attr in DECODING_FIELDS:
-        value = getattr(model, attr, None)
-        if isinstance(value, (int, float, str, bool)) or (isinstance(value, (dict, list, tuple)) and value):
-            out[attr] = list(value) if isinstance(value, tuple) else value
-    return out
-
-
-def endpoint_of(model: Any) -> str | None:
-    """The base URL the model is served from (``ChatOpenAI`` keeps it as ``openai_api_base``), or ``None``."""
-    for attr in ("openai_api_base", "base_url"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return None
 
 
 class JudgeClient:

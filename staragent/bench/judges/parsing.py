@@ -7,18 +7,11 @@ import json
 import re
 from typing import Any
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+from ..chat import strip_think
+
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL | re.IGNORECASE)
 _TRUE = {"true", "yes", "met", "1", "pass", "passed", "satisfied"}
 _FALSE = {"false", "no", "not met", "unmet", "0", "fail", "failed", "not satisfied"}
-
-
-def strip_think(text: str) -> str:
-    """Drop ``<think>...</think>`` blocks and anything before an orphan ``</think>``."""
-    text = _THINK.sub("", text or "")
-    if "</think>" in text.lower():
-        text = text[text.lower().rfind("</think>") + len("</think>") :]
-    return text.strip()
 
 
 def _json_objects(text: str) -> list[dict[str, Any]]:

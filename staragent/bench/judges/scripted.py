@@ -8,24 +8,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
-
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 
 from .. import text as tx
+from ..function_chat import FunctionChatModel
 from ..schema import Criterion
+from ..text import section
 from .heuristic import heuristic_verdict
 
 SCRIPTED_VERSION = "1"
-
-
-def section(prompt: str, heading: str) -> str:
-    """Text under ``## heading`` up to the next ``## `` heading."""
-    match = re.search(rf"^##\s+{re.escape(heading)}\s*$(.*?)(?=^##\s|\Z)", prompt, re.MULTILINE | re.DOTALL)
-    return match.group(1).strip() if match else ""
 
 
 def _field(block: str, name: str) -> str:
@@ -120,27 +110,9 @@ def scripted_reply(prompt: str) -> str:
     return "This scripted judge has no reply for that prompt."
 
 
-class ScriptedChatModel(BaseChatModel):
-    """A chat model that answers with ``reply_fn(prompt)`` (default :func:`scripted_reply`), where
-    ``prompt`` is the text of the last message. Counts its calls."""
+class ScriptedChatModel(FunctionChatModel):
+    """The scripted judge's chat model: replies with :func:`scripted_reply` unless given another
+    ``reply_fn``."""
 
-    reply_fn: Callable[[str], str] | None = None
+    reply_fn: Callable[[str], str] = scripted_reply
     model_name: str = "scripted-judge"
-    temperature: float = 0.0
-    calls: int = 0
-
-    @property
-    def _llm_type(self) -> str:
-        return "staragent-scripted"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.calls += 1
-        prompt = str(messages[-1].content) if messages else ""
-        reply = (self.reply_fn or scripted_reply)(prompt)
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])

@@ -20,7 +20,9 @@ from scipy import sparse
 
 from .. import text as tx
 from . import lexical
-from .common import skipped_row
+from .common import judged, score_summary, skipped_row
+from .display import ci_cell, ci_suffix, fraction, scored
+from .scorer import Headline, Scorer, Section
 
 METRICS: dict[str, Callable[[str, str], float]] = {
     "rouge_l": lexical.rouge_l,
@@ -116,3 +118,37 @@ def score_consensus(units: list[Any], k: int = 5, metric: str = "rouge_l", exclu
         result = scorer.score(u.question, u.answer, exclude_id=own)
         rows.append({"metric": "consensus", **u.describe(), "consensus_metric": metric, "k": k, **result})
     return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    done, _ = judged(rows)
+    return {**score_summary(rows), "metric": done[0]["consensus_metric"] if done else None}
+
+
+def console_lines(s: dict[str, Any]) -> list[str]:
+    return [
+        f"consensus ({scored(s)}; 0-100): best {s['metric']} against the nearest human answers "
+        f"{fraction(s['score'])}{ci_suffix(s.get('score_ci'))}"
+    ]
+
+
+def sections(m: dict[str, Any]) -> list[Section]:
+    row = [m["turns"], m["metric"], m["score"], ci_cell(m), m.get("skipped", 0)]
+    table = ("", ["Turns", "Metric", "Score", "95% CI", "Skipped"], [row])
+    return [Section("Consensus (pseudo-references from the pool of human answers)", [table])]
+
+
+def explain(row: dict[str, Any]) -> str | None:
+    return f"best {row.get('consensus_metric')} against pseudo-reference {row['best']}" if row.get("best") else None
+
+
+SCORER = Scorer(
+    name="consensus",
+    title="Consensus",
+    run=lambda judge, units, workers: score_consensus(units),
+    summarise=summarise,
+    headlines=(Headline("consensus", "score", "score_ci"),),
+    lines=console_lines,
+    sections=sections,
+    explain=explain,
+)

@@ -18,6 +18,8 @@ from typing import Any
 from ...prompts import render
 from ..judges.parsing import parse_dimension_scores
 from .common import Unit, judged, mean, pmap, skipped_row
+from .display import scored
+from .scorer import Needs, Scorer, Section
 
 DIMENSIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "sgae": {
@@ -97,3 +99,41 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "skipped": skipped,
         }
     return out
+
+
+SUMMARY_COUNTS = ("n", "avg", "failed_calls", "skipped")
+
+
+def console_lines(s: dict[str, Any]) -> list[str]:
+    lines = []
+    for evaluator, m in s.items():
+        dims = ", ".join(f"{k} {v:.1f}" for k, v in m.items() if k not in SUMMARY_COUNTS)
+        lines.append(f"giraffe {evaluator.upper()} ({scored(m, 'samples')}): avg {m['avg']:.1f} of 100 ({dims}); "
+                     f"failed judge calls {m['failed_calls']}")  # fmt: skip
+    return lines
+
+
+def sections(s: dict[str, Any]) -> list[Section]:
+    tables = []
+    for evaluator, m in s.items():
+        dims = [k for k in m if k not in SUMMARY_COUNTS]
+        row = [m["n"], *[m[d] for d in dims], m["avg"], m["failed_calls"], m.get("skipped", 0)]
+        tables.append((evaluator.upper(), ["N", *dims, "avg", "failed", "skipped"], [row]))
+    return [Section("Giraffe-Bench evaluators (0-100)", tables)]
+
+
+def compare_rows(s: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(f"giraffe {evaluator.upper()} avg", m.get("avg")) for evaluator, m in s.items()]
+
+
+SCORER = Scorer(
+    name="giraffe",
+    title="Giraffe-Bench evaluators",
+    run=score_giraffe,
+    summarise=summarise,
+    needs=Needs(judge="llm"),
+    value_field="avg",
+    lines=console_lines,
+    sections=sections,
+    compare_rows=compare_rows,
+)

@@ -26,7 +26,9 @@ from typing import Any
 
 from ...config import env_cache_dir
 from ...words import wordnet_dirs
-from .common import skipped_row
+from .common import interval, judged, skipped_row
+from .display import ci_cell, fraction, scored
+from .scorer import Headline, Scorer, Section
 
 METEOR_FULL = "exact+stem+wordnet"
 METEOR_NO_SYNONYMS = "exact+stem (no WordNet synonyms)"
@@ -203,3 +205,51 @@ def score_lexical(units: list[Any]) -> list[dict[str, Any]]:
     skipped = len(units) - len(answered)
     rows.append({"metric": "lexical", "level": "corpus", "sample_id": None, "turn": None, **corpus, "skipped": skipped})
     return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The corpus row's numbers, with video-bootstrap intervals of the per-turn ROUGE-L and METEOR."""
+    corpus = [r for r in rows if r.get("level") == "corpus"]
+    keys = ("n", "bleu", "rouge_l", "meteor", "meteor_variant", "skipped")
+    if not corpus:
+        return {}
+    turns, _ = judged([r for r in rows if r.get("level") == "turn"])
+    return {
+        **{k: v for k, v in corpus[-1].items() if k in keys},
+        "rouge_l_ci": interval(turns, "rouge_l"),
+        "meteor_ci": interval(turns, "meteor"),
+    }
+
+
+def console_lines(s: dict[str, Any]) -> list[str]:
+    return [
+        f"lexical ({scored(s)}; 0-100): BLEU-4 {fraction(s.get('bleu'))}, ROUGE-L {fraction(s.get('rouge_l'))}, "
+        f"METEOR {fraction(s.get('meteor'))} ({s.get('meteor_variant')})"
+    ]
+
+
+def sections(m: dict[str, Any]) -> list[Section]:
+    header = ["N", "BLEU-4", "ROUGE-L", "ROUGE-L 95% CI", "METEOR", "METEOR 95% CI", "METEOR variant", "Skipped"]
+    row = [
+        m.get("n"), m.get("bleu"), m.get("rouge_l"), ci_cell(m, "rouge_l_ci"), m.get("meteor"), ci_cell(m, "meteor_ci"),
+        m.get("meteor_variant"), m.get("skipped", 0),
+    ]  # fmt: skip
+    return [Section("Lexical", [("", header, [row])])]
+
+
+SCORER = Scorer(
+    name="lexical",
+    title="Lexical",
+    run=lambda judge, units, workers: score_lexical(units),
+    summarise=summarise,
+    value_field="rouge_l",
+    headlines=(
+        Headline("BLEU-4 (corpus, no interval)", "bleu"),
+        Headline("ROUGE-L", "rouge_l", "rouge_l_ci"),
+        Headline("METEOR", "meteor", "meteor_ci"),
+    ),
+    lines=console_lines,
+    sections=sections,
+    explain=lambda row: None,
+    corpus_level=True,
+)

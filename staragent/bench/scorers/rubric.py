@@ -29,8 +29,10 @@ from collections import defaultdict
 from typing import Any
 
 from .. import tasks as tk
+from . import rubric_view
 from .bootstrap import percentile_interval, resample
 from .common import Unit, mean, pmap, ratio
+from .scorer import Headline, Needs, Scorer
 
 CONVENTIONS = ("released", "paper")
 
@@ -186,3 +188,47 @@ def bootstrap_overall(
         return None
     lower, upper = percentile_interval(values, confidence)
     return {"lower": lower, "upper": upper, "rounds": len(values), "videos": len(videos)}
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Both conventions' aggregates with the overall's video-bootstrap interval, and the mean per-turn
+    released score (non-agentic turns) with its standard error clustered by video."""
+    from .meta import clustered_se
+
+    out: dict[str, Any] = {c: aggregate(rows, c) for c in CONVENTIONS}
+    for c in CONVENTIONS:
+        out[c]["overall_ci"] = bootstrap_overall(rows, c)
+    general = [r for r in rows if not r.get("agentic")]
+    per_turn = [r["score_released"] for r in general]
+    videos = [r.get("video_id") or r["sample_id"] for r in general]
+    out["per_turn_mean"] = clustered_se(per_turn, videos) if per_turn else None
+    return out
+
+
+def explain(row: dict[str, Any]) -> str | None:
+    """Each criterion's verdict, one a line."""
+    lines = []
+    for v in row.get("criteria", ()):
+        verdict = "failed call" if v.get("failed") else ("met" if v.get("met") else "not met")
+        lines.append(f"{v['name']} ({v['category']}): {verdict}" + (f"; {v['explanation']}" if v.get("explanation") else ""))
+    return "\n".join(lines) or None
+
+
+SCORER = Scorer(
+    name="rubric",
+    title="Rubric (STARBench)",
+    run=score_rubric,
+    summarise=summarise,
+    needs=Needs(judge="any", rubrics=True),
+    value_field="score_released",
+    headlines=(
+        Headline("rubric overall (released)", "released.overall", "released.overall_ci"),
+        Headline("rubric overall (paper)", "paper.overall", "paper.overall_ci"),
+    ),
+    lines=rubric_view.console_lines,
+    sections=rubric_view.sections,
+    compare_rows=rubric_view.compare_rows,
+    explain=explain,
+    paired=True,
+    validates_judge=True,
+)

@@ -39,8 +39,11 @@ from typing import Any
 from ...errors import TimeFormatError
 from ...timecodes import parse_range
 from .. import text as tx
+from ..charts import Table, bar_chart
 from ..schema import Criterion, ToolCall
 from .common import Unit, mean, pmap
+from .display import fraction, pct
+from .scorer import Headline, Needs, Scorer, Section
 
 TOOL_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "transcribe_speech": (("timestamp",), ("language",)),
@@ -364,3 +367,52 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             per_arg.setdefault(k, []).append(v)
     out["per_argument"] = {k: mean(v) for k, v in sorted(per_arg.items())}
     return out
+
+
+ROWS = (
+    "turns", "unanswered", "score", "pooled_score", "tool_precision", "tool_recall", "tool_f1", "arg_accuracy",
+    "order_agreement", "final_answer_accuracy", "redundant_calls", "failed_calls", "extra_calls", "wrong_tool_calls",
+    "steps", "latency_s", "tokens_in", "tokens_out", "failed_judge_calls",
+)  # fmt: skip
+CHARTED = ("tool_precision", "tool_recall", "tool_f1", "arg_accuracy", "order_agreement", "final_answer_accuracy")
+
+
+def console_lines(s: dict[str, Any]) -> list[str]:
+    return [
+        f"trajectory ({s['turns']} agentic turns): score {pct(s['score'])}, tool F1 {fraction(s['tool_f1'])}, "
+        f"argument accuracy {fraction(s['arg_accuracy'])}, final answer {fraction(s['final_answer_accuracy'])}; "
+        f"unanswered {s['unanswered']}; failed judge calls {s['failed_judge_calls']}"
+    ]
+
+
+def sections(t: dict[str, Any]) -> list[Section]:
+    tables: list[Table] = [("", ["Metric", "Value"], [[k, t.get(k)] for k in ROWS])]
+    if t.get("per_argument"):
+        tables.append(("Arguments", ["Argument", "Accuracy"], [[k, v] for k, v in t["per_argument"].items()]))
+    charts = []
+    if t.get("turns"):
+        values = [None if t.get(k) is None else 100 * t[k] for k in CHARTED]
+        charts.append(bar_chart("Trajectory metrics (%)", list(CHARTED), {"this run": values}))
+    return [Section("Tool-use trajectories (agentic turns)", tables, charts=charts)]
+
+
+def explain(row: dict[str, Any]) -> str | None:
+    final = row.get("final_answer") or {}
+    parts = [f"tool F1 {row.get('tool_f1')}, arguments {row.get('arg_accuracy')}, final answer {'met' if final.get('met') else 'not met'}"]
+    if final.get("judge_reply"):
+        parts.append(final["judge_reply"])
+    return "\n".join(parts)
+
+
+SCORER = Scorer(
+    name="trajectory",
+    title="Tool-use trajectories",
+    run=score_trajectory,
+    summarise=summarise,
+    needs=Needs(judge="any", trajectories=True),
+    headlines=(Headline("trajectory score", "score", chart=False),),
+    lines=console_lines,
+    sections=sections,
+    explain=explain,
+    applies=lambda samples: any(s.is_agentic for s in samples),
+)

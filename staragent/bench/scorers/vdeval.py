@@ -19,8 +19,11 @@ from collections import defaultdict
 from typing import Any
 
 from ...prompts import render
+from ..charts import bar_chart
 from ..judges.parsing import RATING_MARKER, parse_rating
 from .common import Unit, judged, mean, pmap, score_summary, skipped_row
+from .display import ci_cell, ci_suffix, fraction, pct, scored
+from .scorer import Headline, Needs, Scorer, Section
 
 
 def rating_score(rating: int | None) -> float:
@@ -103,3 +106,45 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "failed_calls": sum(1 for r in rows if r["failed"]),
         "ratings": {str(k): sum(1 for r in rows if r["rating"] == k) for k in (1, 2, 3)},
     }
+
+
+def _console(name: str):
+    def lines(s: dict[str, Any]) -> list[str]:
+        return [
+            f"{name} ({scored(s)}): score {pct(s['score'])}{ci_suffix(s.get('score_ci'))}, mean rating "
+            f"{fraction(s['mean_rating'])} of 1-3; failed judge calls {s['failed_calls']}"
+        ]
+
+    return lines
+
+
+def _sections(name: str, title: str):
+    def sections(m: dict[str, Any]) -> list[Section]:
+        ratings = "/".join(str(m["ratings"][k]) for k in ("1", "2", "3"))
+        header = ["Turns", "Score (%)", "95% CI", "Mean rating (1-3)", "Ratings 1/2/3", "Failed calls", "Skipped"]
+        row = [m["turns"], m["score"], ci_cell(m), m["mean_rating"], ratings, m["failed_calls"], m.get("skipped", 0)]
+        charts = []
+        if m.get("turns"):
+            shares = [100 * m["ratings"][k] / m["turns"] for k in ("1", "2", "3")]
+            charts.append(bar_chart(f"Share of ratings (%), {name.upper()}", ["1 wrong", "2 partly right", "3 right"], {name.upper(): shares}))
+        return [Section(title, [("", header, [row])], charts=charts)]
+
+    return sections
+
+
+def _declare(name: str, label: str, title: str, run: Any) -> Scorer:
+    return Scorer(
+        name=name,
+        title=title,
+        run=run,
+        summarise=summarise,
+        needs=Needs(judge="llm"),
+        headlines=(Headline(label, "score", "score_ci"),),
+        lines=_console(name),
+        sections=_sections(name, title),
+        validates_judge=True,
+    )
+
+
+VDEVAL = _declare("vdeval", "VDEval", "VDEval (session-based, with summary)", lambda judge, units, workers: score_vdeval(judge, units, workers))
+LAVE = _declare("lave", "LAVE", "LAVE (turn-based)", score_lave)

@@ -21,6 +21,8 @@ from ...prompts import render
 from ..errors import DatasetError
 from ..judges.parsing import parse_pairwise
 from .common import Unit, interval, judged, pmap, skipped_row
+from .display import ci_cell, ci_suffix, pct, scored
+from .scorer import Headline, Needs, Scorer, Section
 
 JUDGMENT_FIELDS = ("GPT4o Judge response", "judge_response", "judgment", "judge")
 
@@ -139,3 +141,40 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "failed_calls": failed,
         "skipped": skipped,
     }
+
+
+def console_lines(s: dict[str, Any]) -> list[str]:
+    return [
+        f"videoautobench ({scored(s, 'answers')}): score {pct(s.get('score'))}{ci_suffix(s.get('score_ci'))} "
+        f"(vs selected {pct(s.get('selected'))}, vs rejected {pct(s.get('rejected'))}); "
+        f"failed judge calls {s.get('failed_calls', 0)}"
+    ]
+
+
+def sections(m: dict[str, Any]) -> list[Section]:
+    header = ["N", "vs selected", "vs rejected", "Score", "95% CI", "Failed calls", "Skipped"]
+    row = [m.get("n"), m.get("selected"), m.get("rejected"), m.get("score"), ci_cell(m), m.get("failed_calls"), m.get("skipped", 0)]
+    return [Section("VideoAutoBench", [("", header, [row])])]
+
+
+def explain(row: dict[str, Any]) -> str | None:
+    parts = []
+    for which in ("selected", "rejected"):
+        verdict = row.get(which) or {}
+        parts.append(f"against the {which} answer: {verdict.get('outcome') or 'no verdict'}")
+        if verdict.get("judge_reply"):
+            parts.append(verdict["judge_reply"])
+    return "\n".join(parts)
+
+
+SCORER = Scorer(
+    name="videoautobench",
+    title="VideoAutoBench",
+    run=score_videoautobench,
+    summarise=summarise,
+    needs=Needs(judge="llm"),
+    headlines=(Headline("VideoAutoBench", "score", "score_ci"),),
+    lines=console_lines,
+    sections=sections,
+    explain=explain,
+)
