@@ -117,7 +117,9 @@ def build_index(
         manifest.media = info.to_dict()
         manifest.profile = settings.profile
         progress = ProgressFactory(settings.progress)
-        ctx = BuildContext(video=video, info=info, settings=settings, pool=pool, dir=directory, subtitles=subtitles, progress=progress)
+        kept = frozenset(r.params["backend"] for r in manifest.stages.values() if isinstance(r.params.get("backend"), str))
+        ctx = BuildContext(video=video, info=info, settings=settings, pool=pool, dir=directory, subtitles=subtitles, progress=progress,
+                           kept_backends=kept)
         ctx.fingerprints = _fingerprints(ctx, video_fp)
         todo = [s for s in STAGES if not _is_done(s, manifest, ctx.fingerprints[s.name], directory)]
         if todo and not writable:
