@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -40,7 +41,7 @@ SERVERS = ("mcp", "langgraph", "page")
 SAMPLE_EVERY_S = 2.0
 MAX_QUESTIONS_PER_CLIENT = 10_000  # a bound beside the clock: no client loops without end
 SETTLED_AFTER_S = 60.0  # memory is judged from here on ("flat after the first minute")
-FLAT_GROWTH = 0.10  # growth past the settled mark that still counts as flat
+FLAT_TREND = 0.01  # growth a minute, as a share of the size at the settled mark, that still counts as flat
 START_TIMEOUT_S = 180.0
 QUESTIONS = {
     "conference": ["What is the price of the coffee grinder?", "Who is the keynote speaker?", "What was said right after that?",
@@ -66,7 +67,7 @@ class ClientRecord:
         """The thread holds this client's questions only, in the order asked, every answered one among them."""
         if self.kept is None:
             return False
-        remaining = iter(self.sent)
+        remaining = iter(self.sent)  # each ``in`` consumes the iterator up to the match: an order check
         return all(q in remaining for q in self.kept) and set(self.answered) <= set(self.kept)
 
     def lost(self) -> int:
@@ -182,14 +183,25 @@ def memory_summary(samples: list[tuple[float, float]], seconds: float) -> dict:
     if not samples:
         return {"samples": [], "flat": None}
     mark = min(SETTLED_AFTER_S, seconds / 2)  # a short run is judged on its second half
-    settled = [mb for t, mb in samples if t >= mark] or [samples[-1][1]]
-    at_mark = settled[0]
-    growth = max(settled) - at_mark
+    settled = [(t, mb) for t, mb in samples if t >= mark] or samples[-1:]
+    at_mark = settled[0][1]
+    trend = trend_mb_per_min(settled)
     return {
         "sample_every_s": SAMPLE_EVERY_S, "samples": samples, "start_mb": samples[0][1], "settled_after_s": mark,
         "at_settled_mb": at_mark, "end_mb": samples[-1][1], "max_mb": max(mb for _, mb in samples),
-        "growth_after_settled_mb": round(growth, 1), "flat": growth <= FLAT_GROWTH * at_mark,
+        "growth_after_settled_mb": round(max(mb for _, mb in settled) - at_mark, 1), "trend_mb_per_min": round(trend, 1),
+        "flat": trend <= FLAT_TREND * at_mark,
     }
+
+
+def trend_mb_per_min(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of RSS over time, in MB a minute."""
+    if len(points) < 2:
+        return 0.0
+    mean_t = sum(t for t, _ in points) / len(points)
+    mean_mb = sum(mb for _, mb in points) / len(points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    return 60 * sum((t - mean_t) * (mb - mean_mb) for t, mb in points) / spread if spread else 0.0
 
 
 def ask_loop(client, record: ClientRecord, questions: list[str], number: int, deadline: float) -> None:
@@ -336,13 +348,14 @@ def main(*argv: str) -> dict:
     results = {}
     for kind in options.servers:
         print(f"load: {kind}, {options.clients} clients, {options.seconds:.0f} s", flush=True)
+        shutil.rmtree(work / kind, ignore_errors=True)  # langgraph dev reloads the threads it saved in its folder
         cache = fresh_cache(base, work / kind / "cache")
         results[kind] = run_server(kind, asked, third, cache, packs, work / kind, options.clients, options.seconds)
         r = results[kind]
         print(f"  {r['requests_per_s']} req/s, p50 {r['latency_s']['p50']:.3f} s, errors {r['errors']}, "
               f"threads intact {r['threads']['intact']}/{options.clients}, memory flat: {r['memory']['flat']}", flush=True)
     data = {
-        "section": "load", "command": "python benchmarks/run.py load " + " ".join(argv),
+        "section": "load", "command": shlex.join(["python", "benchmarks/run.py", "load", *argv]),
         "clients": options.clients, "seconds": options.seconds, "profile": "offline (rule planner, no LLM)",
         "videos": [v.name for v in asked], "indexed_under_load": third.name, "note": options.note,
         "load_average_before": load_before, "load_average_after": os.getloadavg()[0], "servers": results,

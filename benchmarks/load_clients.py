@@ -90,7 +90,8 @@ def _text_of(result) -> str:
 
 
 class LangGraphClient:
-    """The LangGraph server's HTTP API (langgraph_sdk): a thread of the server's own, one run per question."""
+    """The LangGraph server's HTTP API (langgraph_sdk): a thread the server makes and names (the
+    name given is not used), one run per question."""
 
     def __init__(self, target: Target, video: Path, thread: str | None):
         from langgraph_sdk import get_sync_client
@@ -102,7 +103,7 @@ class LangGraphClient:
     def ask(self, question: str) -> None:
         out = self._client.runs.wait(self.thread, "staragent", input={"messages": [{"role": "user", "content": question}]},
                                      context={"video": str(self.video), "profile": "offline"}, raise_error=True)
-        messages = (out or {}).get("messages") or [] if isinstance(out, dict) else []
+        messages = (out.get("messages") or []) if isinstance(out, dict) else []
         if not messages or messages[-1].get("type") != "ai" or not messages[-1].get("content"):
             raise AskFailed(str(out)[:300])
 

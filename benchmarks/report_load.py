@@ -14,8 +14,8 @@ def _row(kind: str, r: dict) -> str:
     thread_cell = f"{threads['intact']}/{r['clients']} intact" + (
         f" ({threads['lost_turns']} turns lost, {threads['foreign_turns']} foreign)" if threads["intact"] != r["clients"] else "")
     flat = {True: "flat", False: "**grows**", None: "—"}[memory.get("flat")]
-    memory_cell = (f"{memory['at_settled_mb']:.0f} → {memory['end_mb']:.0f} MB after {memory['settled_after_s']:.0f} s "
-                   f"(max {memory['max_mb']:.0f}): {flat}") if memory.get("samples") else "—"
+    memory_cell = (f"{memory['at_settled_mb']:.0f} → {memory['end_mb']:.0f} MB from {memory['settled_after_s']:.0f} s to the end "
+                   f"(max {memory['max_mb']:.0f}, trend {memory['trend_mb_per_min']:+.0f} MB/min): {flat}") if memory.get("samples") else "—"
     indexed = f"{indexing['seconds']:.1f} s" if indexing.get("ok") else f"**failed**: {indexing.get('error', '')}"
     return (f"| {NAMES.get(kind, kind)} | {r['requests_per_s']:.1f} | {_ms(lat['p50'])} / {_ms(lat['p95'])} / {_ms(lat['p99'])} "
             f"| {r['errors']} of {r['requests']} | {thread_cell} | {memory_cell} | {indexed} |")
@@ -35,12 +35,15 @@ def load_section(data: dict) -> list[str]:
         f"Profile: {data['profile']}. Every thread was read back afterwards (the page's and MCP's from the conversation "
         "store after the server stopped, as a restart sees them; the LangGraph server's through its thread API): it must hold "
         "exactly its client's questions in order. Memory is the RSS of the server's process tree, sampled every "
-        f"{next(iter(data['servers'].values()))['memory'].get('sample_every_s', 2):.0f} s; flat means it grew by at most 10% after "
-        "the first minute.",
+        f"{next(iter(data['servers'].values()))['memory'].get('sample_every_s', 2):.0f} s; flat means that after the first minute it "
+        "grew by less than 1% of its size a minute (least-squares trend of the samples).",
         "",
         "| server | answers/s | latency p50 / p95 / p99 (ms) | errors | threads | memory (RSS) | third video indexed under load in |",
         "| --- | --- | --- | --- | --- | --- | --- |",
         *[_row(kind, r) for kind, r in data["servers"].items()],
+        "",
+        "What the memory follows (the length of the conversations in flight; for `langgraph dev`, every checkpoint it",
+        "keeps in the process) is measured in docs/design.md, under Load.",
         "",
     ]
     for kind, r in data["servers"].items():
