@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from common import RESULTS, ROOT
+from report_load import load_section
 
 
 def _f(value, digits=2):
@@ -519,6 +520,7 @@ SECTIONS = {
     "answers_cpu": answers_section, "pipeline_cpu": pipeline_section, "chat_storage": chat_storage_section, "models_cpu_smoke": models_section,
     "models_gpu": models_section, "ui_cpu": ui_section, "packs_cpu": packs_section,
     "prompt_size": prompt_size_section, "llm_dev": llm_dev_section, "blind_rounds": blind_rounds_section,
+    "load_cpu": load_section,
 }
 
 

@@ -7,6 +7,8 @@
     python perf/run.py ui              # the page: start-up and first answer, in headless Chromium
     python perf/run.py answers [profile:offline ...] [--fresh]   # answer quality on ../shared/eval
     python perf/run.py chat_storage    # bytes a chat thread keeps after 10, 20, 30 turns
+    python perf/run.py load [--seconds 120] [--clients 20] [--servers mcp langgraph page] [--note TEXT]
+                                             # many clients at once on each server (figures kept only from the full run)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import answers  # noqa: E402
 import chat_storage  # noqa: E402
+import load  # noqa: E402
 import models  # noqa: E402
 import packs  # noqa: E402
 import pipeline  # noqa: E402
@@ -26,9 +29,9 @@ import ui  # noqa: E402
 
 BENCHMARKS = {
     "pipeline": pipeline.main, "models": models.main, "ui": ui.main, "answers": answers.main, "chat_storage": chat_storage.main,
-    "packs": lambda *args: packs.main([]),
+    "packs": lambda *args: packs.main([]), "load": load.main,
 }
-TEXT_ARGUMENTS = {"answers"}  # agent specs and flags, not numbers
+TEXT_ARGUMENTS = {"answers", "load"}  # agent specs and flags, not numbers
 
 
 def main(argv: list[str]) -> None:

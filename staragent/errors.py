@@ -30,6 +30,10 @@ class IndexBuildError(StarAgentError):
     """A preprocessing stage failed; completed stages stay cached."""
 
 
+class DiskFull(StarAgentError):
+    """The disk holding the cache has no room left; what was finished before is kept."""
+
+
 class BuildCancelled(StarAgentError):
     """Another stage of the same build failed; this one stopped early."""
 

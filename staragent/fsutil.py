@@ -1,14 +1,17 @@
-"""Atomic writes and locks: nothing half-written is ever visible under its final name; and whether
-the process that left something behind (a lock, a folder) is still alive."""
+"""Atomic writes and locks: nothing half-written is ever visible under its final name; whether
+the process that left something behind (a lock, a folder) is still alive; and whether a failed write
+came from a full disk."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import re
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -149,3 +152,35 @@ def process_alive(pid: int, started: str | None = None) -> bool:
     except OSError:  # it exists, but is not ours to signal
         return True
     return True
+
+
+LOW_SPACE_BYTES = 2**20
+SQLITE_FULL = 13
+
+
+def out_of_space(exc: BaseException | None, where: str | Path) -> bool:
+    """Whether ``exc``, or an error that led to it, comes from a full disk at ``where``: ENOSPC or
+    EDQUOT, SQLite's "database or disk is full", or a write cut short without a reason (numpy's
+    ``tofile``, SQLite's shared memory) while that disk has next to nothing free."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL:
+            return True
+        if isinstance(exc, (OSError, sqlite3.OperationalError)) and free_bytes(where) < LOW_SPACE_BYTES:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def free_bytes(where: str | Path) -> int:
+    """Bytes free on the disk holding ``where`` (its nearest existing folder); a large number when unknown."""
+    path = Path(where)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return 2**62

@@ -159,8 +159,8 @@ def serve(agent: VideoAgent, folders: VideoFolders, *, http: bool = False, host:
     if not http:
         server.run("stdio")
         return
-    import uvicorn
+    from .serving import serve_until_stopped
 
     check_binding(host, token)
     app = server.streamable_http_app(host=host)
-    uvicorn.run(TokenGate(app, token) if token else app, host=host, port=port, log_level="warning")
+    serve_until_stopped(TokenGate(app, token) if token else app, host, port)

@@ -1,20 +1,24 @@
 """A stand-in OpenAI-compatible server for tests: it answers /v1/chat/completions with the next
 scripted assistant message (streamed when asked to), lists one model at /v1/models, keeps the
 requests, and can misbehave on cue: ``DROP`` closes the connection in the middle of a reply (a
-server that died), ``GARBAGE`` answers 200 with a body that is not JSON."""
+server that died), ``GARBAGE`` answers 200 with a body that is not JSON, ``HOLD`` never answers (a
+server busy with the requests before it)."""
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-DROP, GARBAGE = "drop the connection", "a body that is not JSON"
+DROP, GARBAGE, HOLD = "drop the connection", "a body that is not JSON", "hold the request unanswered"
+HOLD_S = 600  # longer than any test waits: only stopping the server ends it
 
 
 class StubServer:
-    def __init__(self, messages, model="served-model", usage=(100, 10)):
+    def __init__(self, messages, model="served-model", usage=(100, 10), port=0, on_request=None):
         self.messages = list(messages)
         self.requests = []
         self.model = model
+        self.on_request = on_request
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -26,7 +30,12 @@ class StubServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append(body)
+                if stub.on_request is not None:
+                    stub.on_request(body)
                 scripted = stub.messages.pop(0)
+                if scripted == HOLD:
+                    time.sleep(HOLD_S)
+                    return
                 if scripted == DROP:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -74,7 +83,7 @@ class StubServer:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self):

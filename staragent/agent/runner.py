@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -277,7 +278,7 @@ class VideoAgent:
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
-        from .threads import DURABILITY, prune, repair
+        from .threads import DURABILITY, prune, repair, store_room
 
         check_question(question, thread_id)
         session = session or self.session(video)
@@ -289,23 +290,25 @@ class VideoAgent:
             config["metadata"] = {"video_scope": _scope(session)}
         config["recursion_limit"] = 4 * self.settings.max_steps + 10
         marker("turn.start")
-        if thread_id:
-            repair(graph, checkpointer, config)  # a turn cut short earlier leaves no half of itself behind
-        before = graph.get_state(config).values if thread_id else {}
-        offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
-        state = before
-        inputs = {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0}
-        durability = {"durability": DURABILITY} if thread_id else {}
-        stream = graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"], **durability)
-        for mode, chunk in stream:
-            if mode == "values":
-                state = chunk
-            elif chunk.get("event") == "tool_started":
-                yield ToolStarted(call_id=chunk["id"], tool=chunk["tool"], args=chunk["args"])
-            elif chunk.get("event") == "tool_finished":
-                yield ToolFinished(call_id=chunk["id"], step=TrajectoryStep(**chunk["step"]))
-        if thread_id:
-            prune(checkpointer, config)
+        # a full disk under the store: one clear error, and the thread as it was before this turn
+        with store_room(self.settings.cache_dir / CHAT_DB) if thread_id else contextlib.nullcontext():
+            if thread_id:
+                repair(graph, checkpointer, config)  # a turn cut short earlier leaves no half of itself behind
+            before = graph.get_state(config).values if thread_id else {}
+            offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
+            state = before
+            inputs = {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0}
+            durability = {"durability": DURABILITY} if thread_id else {}
+            stream = graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"], **durability)
+            for mode, chunk in stream:
+                if mode == "values":
+                    state = chunk
+                elif chunk.get("event") == "tool_started":
+                    yield ToolStarted(call_id=chunk["id"], tool=chunk["tool"], args=chunk["args"])
+                elif chunk.get("event") == "tool_finished":
+                    yield ToolFinished(call_id=chunk["id"], step=TrajectoryStep(**chunk["step"]))
+            if thread_id:
+                prune(checkpointer, config)
         yield Answered(self._answer(session, state, offsets, time.perf_counter() - started, thread_id))
 
     def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:

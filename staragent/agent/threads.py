@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import DiskFull
 from ..faults import marker
+from ..fsutil import out_of_space
 
 DURABILITY = "exit"
 
@@ -31,10 +34,27 @@ DURABILITY = "exit"
 def open_store(path: Path):
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    saver = SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
-    saver.setup()
+    with store_room(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        saver = SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+        saver.setup()
     return saver
+
+
+@contextlib.contextmanager
+def store_room(path: Path) -> Iterator[None]:
+    """A full disk under the store becomes one clear error. SQLite has rolled the failed write back,
+    so the thread is as it was before the turn: its earlier turns are whole."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as exc:
+        if out_of_space(exc, path.parent):
+            raise DiskFull(
+                f"no space left on the disk holding the conversations ({path.parent}): this turn could not be kept. "
+                "Free some space there (or pass --cache-dir with a folder on a disk with room) and ask again; "
+                "the conversation's earlier turns are kept"
+            ) from None
+        raise
 
 
 def is_complete(values: dict) -> bool:

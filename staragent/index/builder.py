@@ -14,9 +14,9 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from ..config import INDEX_LANES, Settings, load_settings
-from ..errors import IndexBuildError, InputError, MediaError
+from ..errors import DiskFull, IndexBuildError, InputError, MediaError
 from ..faults import marker
-from ..fsutil import stable_hash
+from ..fsutil import out_of_space, stable_hash
 from ..limits import check_path
 from ..media import no_audio_message, silent_note, validate_video
 from .fingerprint import file_fingerprint
@@ -117,7 +117,9 @@ def build_index(
         manifest.media = info.to_dict()
         manifest.profile = settings.profile
         progress = ProgressFactory(settings.progress)
-        ctx = BuildContext(video=video, info=info, settings=settings, pool=pool, dir=directory, subtitles=subtitles, progress=progress)
+        kept = frozenset(r.params["backend"] for r in manifest.stages.values() if isinstance(r.params.get("backend"), str))
+        ctx = BuildContext(video=video, info=info, settings=settings, pool=pool, dir=directory, subtitles=subtitles, progress=progress,
+                           kept_backends=kept)
         ctx.fingerprints = _fingerprints(ctx, video_fp)
         todo = [s for s in STAGES if not _is_done(s, manifest, ctx.fingerprints[s.name], directory)]
         if todo and not writable:
@@ -140,6 +142,14 @@ def build_index(
         except InputError:
             if fresh:  # the input itself is bad: leave nothing half-built behind
                 shutil.rmtree(directory, ignore_errors=True)
+            raise
+        except (OSError, IndexBuildError) as exc:
+            if out_of_space(exc, directory):
+                raise DiskFull(
+                    f"no space left on the disk holding the cache ({settings.cache_dir}): indexing {video.name} stopped. "
+                    "Free some space there (or pass --cache-dir with a folder on a disk with room) and run it again: "
+                    "the stages already finished are kept and the index resumes from them"
+                ) from exc
             raise
         finally:
             if ctx.frame_pass is not None:

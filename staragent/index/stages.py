@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import media
 from ..config import Settings, lane_threads
+from ..errors import ModelUnavailable, StarAgentError
 from ..faults import marker
 from ..fsutil import append_jsonl, atomic_dir, atomic_path, read_jsonl, repair_jsonl, write_json, write_jsonl
 from ..media import SAMPLE_RATE, MediaInfo
@@ -80,6 +81,8 @@ class BuildContext:
     """stage -> the parameters its fingerprint was made from"""
     fallbacks: dict[str, dict] = field(default_factory=dict)
     """role -> {wanted, used, reason}: experts that cannot run here, replaced by a fallback"""
+    kept_backends: frozenset[str] = frozenset()
+    """the backends the stages already on disk were made with (an index opened again)"""
     frame_pass: Any = None
     """a ``FramePass`` the video and on-screen text lanes share, when both run (``share_frame_pass``)"""
 
@@ -107,10 +110,23 @@ def stage_backend(ctx: BuildContext, role: str, asked: bool = False) -> str:
         why = None if chosen == "none" or not chain else ctx.pool.problem(role)
     if why is None:
         return chosen
+    if chosen in ctx.kept_backends and _from_pack(ctx, role):
+        # A pack deleted or damaged since the index was made: remaking the index without it would
+        # drop good work for worse; say which pack and how to restore it instead.
+        raise ModelUnavailable(f"{why}. The index of {ctx.video.name} was made with it and is kept as it is until it is back")
     used = next((b for b in chain if b == "none" or (b != chosen and ctx.pool.problem(f"{role}:{b}") is None)), "none")
     ctx.fallbacks[role] = {"wanted": chosen, "used": used, "reason": why}
     log.warning("%s: %s cannot run here, using %s instead (%s)", role, chosen, used, why)
     return used
+
+
+def _from_pack(ctx: BuildContext, role: str) -> bool:
+    from ..models.specs import role_pack
+
+    try:
+        return role_pack(ctx.settings, role) is not None
+    except StarAgentError:
+        return False
 
 
 def stage_expert(ctx: BuildContext, role: str):

@@ -464,6 +464,11 @@ def _pack_of(settings: Settings, found: Backend) -> Pack | None:
     return found.pack(settings) if found.pack is not None else None
 
 
+def role_pack(settings: Settings, role: str) -> Pack | None:
+    """The model pack the settings' backend for ``role`` loads its weights from (None: not a pack)."""
+    return _pack_of(settings, _find(role)(settings))
+
+
 def _inspect(settings: Settings, found: Backend, prepare: bool = False) -> tuple[bool, str]:
     """Whether ``found`` could load here, and where its weights are or why not. A model pack is
     checked cheaply (installed, parts whole); with ``prepare`` it is also assembled and its

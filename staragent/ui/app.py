@@ -317,9 +317,8 @@ def serve(agent, folders: VideoFolders, *, host: str = "127.0.0.1", port: int = 
     # page never shows them (monitoring is off), so they are never recomputed.
     os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(2**62))
     os.environ.setdefault("GRADIO_TEMP_DIR", str(cache / "ui" / "incoming"))  # uploads land beside the cache: a move, not a copy
-    import uvicorn
-
     from ..access import TokenGate
+    from ..serving import serve_until_stopped
 
     # Nearly everything made while the page is built (Gradio's modules, the page's blocks) lives as
     # long as the server: the collector is paused meanwhile, and then told to leave those objects
@@ -332,5 +331,5 @@ def serve(agent, folders: VideoFolders, *, host: str = "127.0.0.1", port: int = 
         gc.enable()
     address = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/" + (f"?token={token}" if token else "")
     echo(f"staragent: the page for {folders.describe()} is at {address} (Ctrl-C stops)")
-    uvicorn.run(TokenGate(app, token) if token else app, host=host, port=port, log_level="warning")
+    serve_until_stopped(TokenGate(app, token) if token else app, host, port)
 
