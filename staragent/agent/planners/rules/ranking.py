@@ -347,7 +347,10 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
-    score = share + 0.5 * (around - share) + (TYPE_BONUS if answers_type(e.text, news, q) else 0.0)
+    # a moment of the video asked for: a time written on screen answers it only when it is about what is
+    # asked ("First shift: 06:45"), not a clock in the corner
+    typed = answers_type(e.text, news, q) and not (q.asks_moment and share == 0)
+    score = share + 0.5 * (around - share) + (TYPE_BONUS if typed else 0.0)
     score += 0.15 if e.modality in q.wants else 0.0
     label = LABEL.match(e.text)
     label_words = set(tokenize(label[1])) if label else set()
@@ -605,7 +608,8 @@ def rank(
             where = (e.start - span[0]) / (span[1] - span[0])
             score += 0.2 * (where if q.position == "end" else 1.0 - where)
         if on_throughout(e, duration) and not matched(wanted, tokens[e.key()]) and not (
-                q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)):
+                q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)
+                and not q.asks_moment):  # a moment of the video is asked for, not what a clock on screen reads
             score -= 0.3  # on screen from start to end (a clock, a logo): the frame, not the content, unless it is what is asked for
         if q.author and e.modality == "ocr" and person_names(e.text):
             score += 0.3  # "whose novel": the name on the work's title card, not a character named in it
