@@ -1,7 +1,8 @@
 """Samples written from facts (the ``facts`` strategy): one writer call per turn, each about one fact.
 
 The plan fixes each sample's kind (single-turn, multi-turn, agentic) and target difficulty; the facts
-come from :func:`.facts.spread_order`. For each turn the writer sees one fact, the spans around it, the
+come from :func:`.facts.spread_order`. For each turn the writer sees one fact and nothing else of the
+video (the spans beside it lured a 1.5B model into asking about a nearby title card instead), the
 conversation so far and, for an agentic sample, what the fact's own tool returned when run on the video
 (the call is the code's, so it always names a real tool with arguments it accepts), and writes the
 question, the reference answer and its rubric in one reply.
@@ -23,7 +24,7 @@ from ..bench.schema import Sample
 from ..prompts import render
 from ..timecodes import format_time, to_clock
 from .checks import check_sample, find_duplicates
-from .describe import Description, render_span, render_spans
+from .describe import Description, render_span
 from .facts import BENCH_MODALITY, Fact
 from .replies import DraftReply
 from .stages import assemble, weighted_cycle
@@ -42,7 +43,6 @@ AGENTIC_QUESTION_TYPE = "key_information_extraction"
 FOLLOW_UP_ROLES = ("deepener", "synthesizer")
 TURNS = {"single": 1, "multi": 2, "agentic": 1}
 WRITTEN_SHOWN = 15  # earlier questions shown to the writer
-CONTEXT_SPANS = 1  # spans shown on each side of the fact
 TOOL_RESULT_CHARS = 1200
 
 
@@ -129,12 +129,6 @@ class FactDrafter:
         return task, types[self.task_uses[task] % len(types)]
 
     # -- one turn
-    def _context(self, fact: Fact) -> str:
-        ids = sorted(self.spans)
-        at = ids.index(fact.span)
-        around = [self.spans[i] for i in ids[max(0, at - CONTEXT_SPANS) : at + CONTEXT_SPANS + 1]]
-        return render_spans(around)
-
     def _tool_call(self, fact: Fact) -> dict[str, Any]:
         """The fact's call, run on the video; ``ValueError`` when the tool refuses it."""
         call = tool_call_of(fact, self.desc.duration)
@@ -154,7 +148,7 @@ class FactDrafter:
         prompt = render(
             "datagen_fact", duration=format_time(self.desc.duration), when=format_time(fact.start), task=task, question_type=question_type,
             task_guide=TASK_GUIDE.get(task, f"questions answered by using the {fact.tool} tool"), difficulty=slot.difficulty,
-            context=self._context(fact), conversation=[{"question": q["question"], "answer": a["answer"]} for q, a, _ in before],
+            conversation=[{"question": q["question"], "answer": a["answer"]} for q, a, _ in before],
             role=role, tool_call=f"{call['tool']}({json.dumps(call['arguments'])})" if call else "", tool_result=result,
             written=[q for _, q in self.written[-WRITTEN_SHOWN:]], fact=render_span(fact.as_span()),
         )  # fmt: skip

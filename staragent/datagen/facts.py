@@ -16,7 +16,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from ..bench import text as tx
-from .describe import Description, Span
+from .describe import QUIET_LABELS, Description, Span
 
 # The tool that reads each kind of evidence back from the video (an agentic sample's own tool).
 TOOL_OF_MODALITY = {"speech": "transcribe_speech", "screen": "extract_scene_text", "sound": "detect_audio_events", "caption": "detect_activities"}
@@ -54,11 +54,17 @@ class Fact(BaseModel):
         return Span(id=self.span, start=self.start, end=self.end, **{field: value})
 
 
+def _named_sounds(sounds: str) -> str:
+    """The sounds of a span without the tags that only say someone speaks or nothing sounds (the line
+    said is a fact of its own; a silence has nothing to ask)."""
+    return "; ".join(p.strip() for p in sounds.split(";") if p.strip() and p.strip().lower() not in QUIET_LABELS)
+
+
 def _candidates(span: Span) -> list[tuple[str, str]]:
     found = [("speech", span.speech)] if span.speech else []
     found += [("screen", line) for line in span.screen]
-    if span.sounds:
-        found.append(("sound", span.sounds))
+    if sounds := _named_sounds(span.sounds):
+        found.append(("sound", sounds))
     if span.caption:
         found.append(("caption", span.caption))
     return found

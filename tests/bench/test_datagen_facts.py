@@ -72,7 +72,7 @@ class Stub(BaseChatModel):
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
         prompt = str(messages[0].content)
-        fact = prompt.split("## Fact to ask about\n", 1)[1].splitlines()[0]
+        fact = prompt.split("## Fact to ask about", 1)[1].splitlines()[1]
         self.asked.append(fact)
         text = self.reply(fact, sum(1 for m in messages if m.type == "ai"))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
