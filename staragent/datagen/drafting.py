@@ -25,7 +25,7 @@ from ..prompts import render
 from ..timecodes import format_time, to_clock
 from .checks import check_sample, find_duplicates
 from .describe import Description, render_span
-from .facts import BENCH_MODALITY, Fact
+from .facts import BENCH_MODALITY, MODALITY_WORDS, Fact
 from .replies import DraftReply
 from .stages import assemble, weighted_cycle
 from .taxonomy import DEFAULT_QUESTION_TYPES, DIFFICULTY_MIX, KIND_MIX, TASK_GUIDE, agentic_task
@@ -42,7 +42,6 @@ NUMBER_TASK = "quantitative_reasoning"
 AGENTIC_QUESTION_TYPE = "key_information_extraction"
 FOLLOW_UP_ROLES = ("deepener", "synthesizer")
 TURNS = {"single": 1, "multi": 2, "agentic": 1}
-WRITTEN_SHOWN = 15  # earlier questions shown to the writer
 TOOL_RESULT_CHARS = 1200
 
 
@@ -150,7 +149,7 @@ class FactDrafter:
             task_guide=TASK_GUIDE.get(task, f"questions answered by using the {fact.tool} tool"), difficulty=slot.difficulty,
             conversation=[{"question": q["question"], "answer": a["answer"]} for q, a, _ in before],
             role=role, tool_call=f"{call['tool']}({json.dumps(call['arguments'])})" if call else "", tool_result=result,
-            written=[q for _, q in self.written[-WRITTEN_SHOWN:]], fact=render_span(fact.as_span()),
+            fact=render_span(fact.as_span()), fact_kind=MODALITY_WORDS[fact.modality],
         )  # fmt: skip
         value, error = self.run.ask(prompt, DraftReply)
         if value is None:

@@ -22,6 +22,8 @@ from .describe import QUIET_LABELS, Description, Span
 TOOL_OF_MODALITY = {"speech": "transcribe_speech", "screen": "extract_scene_text", "sound": "detect_audio_events", "caption": "detect_activities"}
 # The sample's modalities in the benchmark's terms.
 BENCH_MODALITY = {"speech": "speech", "screen": "visual", "sound": "audio", "caption": "visual"}
+# How the writer is told what kind of fact it has.
+MODALITY_WORDS = {"speech": "a line said", "screen": "a text shown on screen", "sound": "a sound heard", "caption": "what the picture shows"}
 SAME_FACT_F1 = 0.8  # content-word overlap above which two facts say the same thing
 MIN_WORDS = 2  # a fact with fewer content words ("okay", "thanks") gives nothing to ask
 
