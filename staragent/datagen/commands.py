@@ -56,6 +56,9 @@ def datagen() -> None:
 @click.option("--per-video", type=click.IntRange(min=1), default=12, show_default=True, help="samples planned per video")
 @click.option("--tasks", multiple=True, help="tasks, categories (core_perception, reasoning, information, multimodal, agentic) or agentic_<tool>; comma-separated (default: all the video supports)")
 @click.option("--kinds", multiple=True, help="single, multi, agentic; comma-separated (default: all)")
+@click.option("--strategy", type=click.Choice(["facts", "windows"]), default="facts", show_default=True,
+              help="facts: one question per distinct fact of the index, across the video (evidence first); windows: the paper's scenario pipeline")
+@click.option("--max-repairs", type=click.IntRange(min=0), default=3, show_default=True, help="facts: times a sample moves on to the next fact when a turn cannot be used")
 @click.option("--model", "model", default=None, help="writer model: openai[:MODEL], transformers[:MODEL] or scripted (default: the profile's chat backend)")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="videos at once (through Ray when more than 1)")
 @click.option("--ray-address", default=None, help="run on this Ray cluster instead of a local Ray instance")
@@ -69,7 +72,7 @@ def datagen() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the results as JSON")
 @click.pass_context
 def generate_cmd(ctx: click.Context, videos: tuple[Path, ...], out: Path, per_video: int, tasks: tuple[str, ...], kinds: tuple[str, ...],
-                 model: str | None, workers: int, ray_address: str | None, concurrency: int, max_scenarios: int, window_chars: int,
+                 strategy: str, max_repairs: int, model: str | None, workers: int, ray_address: str | None, concurrency: int, max_scenarios: int, window_chars: int,
                  max_retries: int, min_support: float, seed: int, retry_failed: bool, as_json: bool) -> None:  # fmt: skip
     """Generate samples for VIDEOS (files or folders), then write OUT/dataset.json and the review files."""
     from ..bench.errors import DatagenError
@@ -84,7 +87,7 @@ def generate_cmd(ctx: click.Context, videos: tuple[Path, ...], out: Path, per_vi
         raise DatagenError(f"--kinds: unknown kind {', '.join(bad)}; use {', '.join(KINDS)}")
     resolve_tasks(_split(tasks))  # a misspelt task fails before any work
     options = Options(
-        model=model or default_model(settings), per_video=per_video, tasks=_split(tasks), kinds=chosen_kinds,
+        model=model or default_model(settings), strategy=strategy, max_repairs=max_repairs, per_video=per_video, tasks=_split(tasks), kinds=chosen_kinds,
         max_scenarios=max_scenarios, window_chars=window_chars, seed=seed, concurrency=concurrency, max_retries=max_retries,
         min_support=min_support, retry_failed=retry_failed,
     )  # fmt: skip
@@ -136,6 +139,9 @@ def _print_summary(summary: dict[str, Any]) -> None:
     status = ", ".join(f"{n} {s}" for s, n in sorted(summary["status"].items()))
     click.echo(f"{summary['generated']} samples generated ({status}); {summary['samples']} samples, {summary['turns']} questions "
                f"from {summary['videos']} videos in {summary['dataset']}")  # fmt: skip
+    made = summary["yield"]
+    click.echo(f"yield: {made['passed']} of {made['generated']} passed the checks ({made['passed_share']:.0%}); "
+               f"{made['agentic']} agentic, {made['multi_turn']} multi-turn among them")  # fmt: skip
     if summary["errors"]:
         click.echo("left out by the checks: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["errors"].items())))
     click.echo(f"review: {summary['review']['html']} (or {summary['review']['csv']}), then `staragent datagen import`")

@@ -19,7 +19,7 @@ from ..bench import text as tx
 from ..timecodes import format_range
 
 _MATH = re.compile(r"\d\s*[-+*/×÷^=]\s*[\dxyz(]|[=]\s*\d|\b[xyz]\s*[=+]", re.IGNORECASE)
-_QUIET_LABELS = {"silence", "speech"}
+QUIET_LABELS = {"silence", "speech"}
 
 
 class Span(BaseModel):
@@ -86,7 +86,7 @@ class Description(BaseModel):
 
 def _sounds(segment: Any) -> str:
     audio = segment.audio
-    kinds = sorted({e.label if not e.detail else f"{e.label} ({e.detail})" for e in audio.events if e.label not in _QUIET_LABELS})
+    kinds = sorted({e.label if not e.detail else f"{e.label} ({e.detail})" for e in audio.events if e.label not in QUIET_LABELS})
     return "; ".join(kinds + list(audio.tags))
 
 

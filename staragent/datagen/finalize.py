@@ -123,5 +123,19 @@ def finalize(
         "kinds": dict(Counter(s.meta.get("kind", "?") for s in kept)),
         "tasks": dict(Counter(s.task for s in kept)),
         "errors": dict(Counter(c["name"] for s in samples for c in s.meta["checks"] if c["level"] == "error")),
+        "yield": yield_summary(samples),
+    }
+
+
+def yield_summary(samples: list[Sample]) -> dict[str, Any]:
+    """What the automatic checks let through: generated, passed (no error: ``pass`` or ``flagged``), the
+    passed share, and how many passed samples are agentic and multi-turn."""
+    passed = [s for s in samples if s.meta.get("status") != "fail"]
+    return {
+        "generated": len(samples),
+        "passed": len(passed),
+        "passed_share": round(len(passed) / len(samples), 3) if samples else 0.0,
+        "agentic": sum(s.is_agentic for s in passed),
+        "multi_turn": sum(s.is_multi_turn for s in passed),
     }
 

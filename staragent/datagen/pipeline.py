@@ -16,13 +16,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from ..bench.errors import DatagenError
 from ..fsutil import read_json, stable_hash, write_json
 from ..prompts import source
+from . import fact_stages as fst
 from . import stages as st
 from .llm import Usage, Writer
 from .taxonomy import KINDS
@@ -34,6 +35,10 @@ class Options(BaseModel):
     """What a generation run is asked to do (every field is plain data, so Ray workers receive it)."""
 
     model: str = Field(description="writer model spec: openai[:MODEL], transformers[:MODEL] or scripted")
+    strategy: Literal["facts", "windows"] = Field(
+        "facts", description="facts: one question per distinct fact of the index (evidence first); windows: the paper's scenario pipeline"
+    )
+    max_repairs: int = Field(3, ge=0, description="facts strategy: times a sample moves on to the next fact when a turn cannot be used")
     per_video: int = Field(12, ge=1, description="samples planned per video")
     tasks: list[str] = Field(default_factory=list, description="tasks, categories or agentic_<tool> (empty: all)")
     kinds: list[str] = Field(default_factory=lambda: list(KINDS), description="single, multi, agentic")
@@ -56,8 +61,9 @@ class StageDef:
     options: tuple[str, ...] = ()
 
 
-STAGES: tuple[StageDef, ...] = (
-    StageDef("describe", 1, st.stage_describe, options=("window_chars",)),
+DESCRIBE = StageDef("describe", 1, st.stage_describe, options=("window_chars",))
+WINDOW_STAGES: tuple[StageDef, ...] = (
+    DESCRIBE,
     StageDef("summaries", 1, st.stage_summaries, ("describe",), "datagen_summarize"),
     StageDef("scenarios", 1, st.stage_scenarios, ("describe", "summaries"), "datagen_scenarios", ("max_scenarios", "tasks")),
     StageDef("question_types", 1, st.stage_question_types, ("scenarios",), "datagen_question_types"),
@@ -67,7 +73,15 @@ STAGES: tuple[StageDef, ...] = (
     StageDef("criteria", 1, st.stage_criteria, ("questions", "answers"), "datagen_criteria"),
     StageDef("samples", 1, st.stage_samples, ("describe", "plan", "questions", "answers", "criteria"), None, ("min_support",)),
 )
-STAGE_NAMES = tuple(s.name for s in STAGES)
+# Evidence first (see :mod:`.fact_stages`): what a small writer model yields with.
+FACT_STAGES: tuple[StageDef, ...] = (
+    DESCRIBE,
+    StageDef("facts", 1, fst.stage_facts, ("describe",)),
+    StageDef("drafts", 1, fst.stage_drafts, ("describe", "facts"), "datagen_fact", ("per_video", "tasks", "kinds", "max_repairs", "min_support")),
+    StageDef("samples", 1, fst.stage_fact_samples, ("describe", "drafts"), None, ("min_support",)),
+)
+STAGES_BY_STRATEGY = {"facts": FACT_STAGES, "windows": WINDOW_STAGES}
+STAGE_NAMES = tuple(dict.fromkeys(s.name for stages in STAGES_BY_STRATEGY.values() for s in stages))
 
 
 class StageRecord(BaseModel):
@@ -187,7 +201,7 @@ class VideoRun:
         if stage.name == "describe":  # the index: this video's bytes, built with these settings
             data["index"] = {name: rec.fingerprint for name, rec in self.index.manifest.stages.items()}
             data["video"] = self.index.manifest.video.get("fingerprint")
-        if stage.name == "plan":
+        if stage.name in ("plan", "drafts"):
             data["tools"] = self.registry.names()
         return stable_hash(data)
 
@@ -196,7 +210,7 @@ class VideoRun:
         manifest = VideoManifest.model_validate(read_json(manifest_path)) if manifest_path.is_file() else VideoManifest(video=str(self.video), video_id=self.video_id)
         manifest.video = str(self.video)
         outputs: dict[str, Any] = {}
-        for stage in STAGES:
+        for stage in STAGES_BY_STRATEGY[self.options.strategy]:
             inputs = {name: outputs[name] for name in stage.deps}
             fingerprint = self.fingerprint(stage, inputs)
             path = self.dir / f"{stage.name}.json"
@@ -266,5 +280,5 @@ def generate_video(video: Path, video_id: str, out: Path, options: Options, sett
         status[row["meta"]["status"]] = status.get(row["meta"]["status"], 0) + 1
     return VideoResult(
         video=str(video), video_id=video_id, ok=True, directory=str(directory), samples=len(rows), status=status,
-        usage={name: rec.usage.model_dump() for name, rec in manifest.stages.items()}, seconds=round(time.perf_counter() - started, 2),
+        usage={s.name: manifest.stages[s.name].usage.model_dump() for s in STAGES_BY_STRATEGY[options.strategy]}, seconds=round(time.perf_counter() - started, 2),
     )  # fmt: skip

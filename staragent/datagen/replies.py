@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
+from ..bench import text as tx
 from ..bench.schema import DEFAULT_WEIGHTS, Criterion
 from ..bench.tasks import canonical_task, normalise_task
 from .taxonomy import ALL_QUESTION_TYPES, CONVERSATION_ROLES
@@ -334,3 +335,54 @@ class CriteriaReply(BaseModel):
             out.append(Criterion(name="hallucination", description=STANDARD_PENALTIES["hallucination"], category="penalty",
                                  weight=DEFAULT_WEIGHTS["penalty"]))  # fmt: skip
         return out
+
+
+class DraftReply(BaseModel):
+    """One turn written from one fact: the question, its reference answer and its rubric (the spans it
+    cites and the tool calls are the fact's own, set by the code, not by the writer)."""
+
+    question: str
+    answer: str
+    criteria: list[Criterion]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            for field, aliases in (("answer", ("reference_answer", "reference")), ("criteria", ("rubric",))):
+                for alias in aliases:
+                    if field not in data and alias in data:
+                        data[field] = data.pop(alias)
+        return data
+
+    @field_validator("question")
+    @classmethod
+    def _question(cls, value: str) -> str:
+        return _no_labels(value, "question")
+
+    @field_validator("answer")
+    @classmethod
+    def _answer(cls, value: str) -> str:
+        value = _no_labels(value, "answer")
+        if UNANSWERABLE in value.lower():
+            raise ValueError("the answer must state the fact given; ask a question the fact answers")
+        return value
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _rubric(cls, value: Any) -> list[Criterion]:
+        if isinstance(value, list):  # a bare description: the first is the essential fact, the rest support it
+            value = [{"name": f"fact_{i + 1}", "description": c, "category": "high_priority" if i == 0 else "medium_priority"}
+                     if isinstance(c, str) else c for i, c in enumerate(value)]  # fmt: skip
+        return CriteriaReply.model_validate({"criteria": value}).criteria
+
+    @model_validator(mode="after")
+    def _rubric_from_answer(self) -> DraftReply:
+        """The essential criteria name what the answer states (not the example's placeholder)."""
+        said = set(tx.content_words(self.answer)) | {f"{n:g}" for n in tx.numbers(self.answer, words=False)}
+        for c in self.criteria:
+            named = set(tx.content_words(c.description)) | {f"{n:g}" for n in tx.numbers(c.description, words=False)}
+            if c.category == "high_priority" and not named & said:
+                raise ValueError(f"criterion {c.name!r} ({c.description!r}) names nothing the answer says; name the answer's key words")
+        return self

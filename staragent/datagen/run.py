@@ -126,6 +126,8 @@ def total_usage(results: list[VideoResult]) -> dict[str, Usage]:
     for result in results:
         for name, usage in result.usage.items():
             per_stage[name] = per_stage[name].add(Usage(**usage))
+    ran = {name for result in results for name in result.usage}
+    per_stage = {name: usage for name, usage in per_stage.items() if name in ran}  # the stages of the strategy used
     total = Usage()
     for usage in per_stage.values():
         total = total.add(usage)

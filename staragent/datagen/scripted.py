@@ -240,7 +240,26 @@ def _criteria(prompt: str) -> dict:
     return {"criteria": criteria}
 
 
+def _rubric(answer: str) -> list[dict]:
+    return _criteria(f"Reference answer: {answer}")["criteria"]
+
+
+def _draft(prompt: str) -> dict:
+    """The facts strategy: a question whose answer is the fact, the fact quoted, a rubric quoting it."""
+    span = _spans(_section(prompt, "Fact to ask about"))[0]
+    task = re.match(r"(\w+)", _section(prompt, "Task")).group(1)
+    if _section(prompt, "Tool result"):
+        question = _calls(task.removeprefix("agentic_"), span, [span], 0)[0]
+    elif _section(prompt, "Conversation so far"):
+        question = f"And what comes up around {span.when}, about {span.topic() or 'that'}?"
+    else:
+        question = _question_about(span, task)
+    answer = f"Around {span.when}, {span.statement()}."
+    return {"question": question, "answer": answer, "criteria": _rubric(answer)}
+
+
 STAGE_HEADINGS: tuple[tuple[str, Callable[[str], dict]], ...] = (
+    ("## Fact to ask about", _draft),
     ("## Write a summary", _summary),
     ("## Task catalogue", _scenarios),
     ("## Question type catalogue", _question_types),

@@ -340,6 +340,14 @@ def stage_samples(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
             dropped.append({"slot": slot_id, "stage": stage, "error": (row or {}).get("error") or "not written"})
             continue
         samples.append(assemble(desc, slot, q["turns"], a["answers"], criteria.get(slot_id, {}), run.writer.identity))
+    rows = checked_rows(run, desc, samples)
+    run.count_items(len(rows))
+    return {"samples": rows, "dropped": dropped}
+
+
+def checked_rows(run: Any, desc: Description, samples: list[Sample]) -> list[dict[str, Any]]:
+    """The samples as JSON rows, each with its automatic checks and status in ``meta`` (duplicates
+    across the video's questions included)."""
     spans = desc.span_map()
     duplicates = find_duplicates([(f"{s.sample_id}#{p.index}", p.question.content) for s in samples for p in s.qa_turns()])
     rows = []
@@ -350,5 +358,4 @@ def stage_samples(run: Any, inputs: dict[str, Any]) -> dict[str, Any]:
                 checks.append({"name": "duplicate", "level": "error", "detail": f"repeats the question of {twin.replace('#', ' turn ')}", "turn": pair.index})
         sample.meta.update(checks=checks, status=status_of(checks))
         rows.append(sample.model_dump(mode="json", exclude_none=True))
-    run.count_items(len(rows))
-    return {"samples": rows, "dropped": dropped}
+    return rows

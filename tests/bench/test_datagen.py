@@ -70,7 +70,7 @@ def generated(tmp_path_factory, foreign, session_cache):
     """One scripted run over the conference video: its output folder and what each video returned."""
     out = tmp_path_factory.mktemp("datagen")
     settings = load_settings(cache_dir=session_cache, progress=False)
-    results = generate([foreign.path], out, Options(model="scripted", per_video=6), settings)
+    results = generate([foreign.path], out, Options(model="scripted", strategy="windows", per_video=6), settings)
     finalize(out, review=True)
     return out, results
 
@@ -132,15 +132,15 @@ def test_bench_runs_and_scores_the_generated_dataset(generated, tmp_path):
 
 def test_a_second_run_asks_nothing_and_a_new_option_redoes_only_what_depends_on_it(generated, foreign, dg_settings, tmp_path):
     out = tmp_path / "again"
-    generate([foreign.path], out, Options(model="scripted", per_video=4), dg_settings)
+    generate([foreign.path], out, Options(model="scripted", strategy="windows", per_video=4), dg_settings)
     asked: list = []
     model = scripted_counting(asked)
     writer = Writer(model, writer_identity(model, "scripted"), out / ".cache" / "writer")
     from staragent.datagen.pipeline import generate_video
 
-    again = generate_video(foreign.path, "conference", out, Options(model="scripted", per_video=4), dg_settings, writer, lambda m: None)
+    again = generate_video(foreign.path, "conference", out, Options(model="scripted", strategy="windows", per_video=4), dg_settings, writer, lambda m: None)
     assert again.ok and asked == []
-    more = generate_video(foreign.path, "conference", out, Options(model="scripted", per_video=5), dg_settings, writer, lambda m: None)
+    more = generate_video(foreign.path, "conference", out, Options(model="scripted", strategy="windows", per_video=5), dg_settings, writer, lambda m: None)
     assert more.ok and more.samples == 5
     assert not any("## Write a summary" in p or "## Task catalogue" in p for p in asked)  # summaries, scenarios: kept
     assert sum("## Question to write" in p for p in asked) == 1  # the four samples planned before are kept as they were
@@ -160,7 +160,7 @@ def test_a_killed_run_resumes_without_asking_again_what_it_had(foreign, dg_setti
         asked.append(prompt)
         return scripted_reply(prompt)
 
-    options = Options(model="scripted", per_video=4)
+    options = Options(model="scripted", strategy="windows", per_video=4)
     with pytest.raises(KeyboardInterrupt):
         generate_video(foreign.path, "conference", out, options, dg_settings, Writer(ScriptedWriter(reply_fn=dies), identity, out / "cache"), lambda m: None)
     before = list(asked)
@@ -327,7 +327,7 @@ def test_the_cli_generates_with_datagen_video_and_refuses_a_profile_without_a_wr
     missing = runner.invoke(main, [*base, str(tmp_path / "nope.mp4"), "--out", str(tmp_path / "m"), "--model", "scripted"])
     assert missing.exit_code == 2 and "nope.mp4" in missing.output and isinstance(missing.exception, SystemExit)
     done = runner.invoke(main, [*base, str(foreign.path), "--out", str(tmp_path / "o"), "--model", "scripted", "--per-video", "3",
-                                "--tasks", "information,agentic_calculator", "--json"])  # fmt: skip
+                                "--strategy", "windows", "--tasks", "information,agentic_calculator", "--json"])  # fmt: skip
     assert done.exit_code == 0, done.output
     result = json.loads(done.output)
     tasks = set(result["tasks"])

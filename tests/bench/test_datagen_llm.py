@@ -27,12 +27,12 @@ def test_the_local_llm_writes_a_dataset_that_bench_runs_and_scores(llm_server, f
     monkeypatch.setenv("STARAGENT_PLANNER__BASE_URL", llm_server["url"])
     settings = load_settings(profile="openai", cache_dir=session_cache, progress=False)
     out = tmp_path / "llm-dataset"
-    options = Options(model=f"openai:{llm_server['model']}", per_video=2, max_scenarios=1, max_retries=1)
+    options = Options(model=f"openai:{llm_server['model']}", per_video=2, max_retries=1)
     results = generate([foreign.path], out, options, settings)
     assert results[0].ok, results[0].error
     usage = results[0].usage
-    assert usage["questions"]["calls"] >= 2 and usage["questions"]["input_tokens"] > 0  # counted by the server
-    assert not usage["questions"]["estimated_tokens"]
+    assert usage["drafts"]["calls"] >= 2 and usage["drafts"]["input_tokens"] > 0  # counted by the server
+    assert not usage["drafts"]["estimated_tokens"]
     summary = finalize(out, review=True)
     rows = json.loads((out / "videos" / Path(results[0].directory).name / "samples.json").read_text())["samples"]
     assert rows, "the writer produced no sample at all"
