@@ -162,7 +162,7 @@ def embeddings(count: int = 400) -> dict:
 
 def _search_quality(index, cases: list[tuple[str, float, float]], encoders: dict) -> dict:
     """hit@1, hit@3 and mean reciprocal rank of the first hit overlapping each case's span."""
-    from staragent.index.search import cross_modal_search
+    from staragent.index.hybrid_search import cross_modal_search
 
     ranks = []
     for query, start, end in cases:

@@ -526,7 +526,7 @@ def _mount_bench() -> None:
 
 
 def _mount_datagen() -> None:
-    from .datagen.commands import datagen  # light: generation imports its heavy parts inside commands
+    from .datagen.datagen_commands import datagen  # light: generation imports its heavy parts inside commands
 
     main.add_command(datagen, "datagen")
 

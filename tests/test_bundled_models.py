@@ -14,7 +14,7 @@ from media_factory import SPEC_SHEET, Cue, Slide, Sound, make_video, spec_sheet_
 from staragent.agent.session import query_encoders
 from staragent.config import load_settings
 from staragent.index.builder import build_index
-from staragent.index.search import cross_modal_search
+from staragent.index.hybrid_search import cross_modal_search
 from staragent.models import packs
 from staragent.models.pool import ModelPool
 from staragent.tools import ToolContext

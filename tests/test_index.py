@@ -272,7 +272,7 @@ def test_a_cue_past_the_end_is_cut_there_and_searchable_and_dropped_cues_are_rep
         index = build_index(video.path, settings)
     assert "dropped 2 cues (1 ending before they start, 1 starting after the video ends); 1 cue cut at the end" in caplog.text
     assert index.stage_info("speech")["lines"] == 2
-    from staragent.index.search import cross_modal_search
+    from staragent.index.hybrid_search import cross_modal_search
 
     hits = cross_modal_search(index, "lighthouse keeper", ["speech"], 3).hits
     assert hits and hits[0].evidence[0].end <= index.duration + 0.01

@@ -14,7 +14,7 @@ from media_factory import photo_album_video
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
 from staragent.index.builder import build_index
-from staragent.index.search import cross_modal_search
+from staragent.index.hybrid_search import cross_modal_search
 
 COLOURS = {"grey", "gray", "orange", "brown", "black", "white", "ginger", "red", "blue", "green", "yellow"}
 

@@ -1,7 +1,7 @@
 import pytest
 
 from staragent.errors import InputError, TimeFormatError, ToolError
-from staragent.index.search import _fuse, cross_modal_search, parse_modalities
+from staragent.index.hybrid_search import _fuse, cross_modal_search, parse_modalities
 from staragent.tools import ToolContext
 from staragent.tools.calculator import evaluate
 

@@ -231,7 +231,7 @@ class VideoAgent:
             return os.path.realpath(video) in self._sessions
 
     def search(self, video: str | Path, query: str, modalities=None, k: int | None = None):
-        from ..index.search import cross_modal_search
+        from ..index.hybrid_search import cross_modal_search
 
         check_query(query, k)
         session = self.session(video)

@@ -45,8 +45,8 @@ from ..errors import StarAgentError
 from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
 from ..timecodes import parse_range
 from ..tools.base import Tool, ToolContext, ToolResult
-from .errors import AgentSpecError
-from .schema import QATurn, Sample
+from .harness_errors import AgentSpecError
+from .sample_records import QATurn, Sample
 
 
 @runtime_checkable

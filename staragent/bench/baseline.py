@@ -25,8 +25,8 @@ from ..schema import Answer, TokenUsage
 from ..timecodes import format_time
 from . import text as tx
 from .chat import decoding_of, message_text, model_id_of, strip_think
-from .errors import AgentSpecError
 from .function_chat import FunctionChatModel
+from .harness_errors import AgentSpecError
 from .text import section
 
 DEFAULT_CONTEXT_CHARS = 24_000  # about 6,000 tokens of English

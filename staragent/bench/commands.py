@@ -37,7 +37,7 @@ def _ids(value: str | None) -> list[str] | None:
     if value.startswith("@"):
         path = Path(value[1:])
         if not path.is_file():
-            from .errors import DatasetError
+            from .harness_errors import DatasetError
 
             raise DatasetError(f"--samples file not found: {path}")
         return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -228,7 +228,7 @@ def compare_cmd(runs: tuple[Path, ...], judge_tag: str | None, allow_mixed_judge
                 out: Path | None, workers: int, cache_dir: Path | None, judge_revision: str | None, as_json: bool) -> None:  # fmt: skip
     """Compare two or more runs of the same dataset (RUN_A RUN_B ...)."""
     from .compare import compare_markdown, compare_runs, judge_battles, write_compare
-    from .errors import RunDirError
+    from .harness_errors import RunDirError
 
     if len(runs) < 2:
         raise RunDirError("compare needs at least two run directories: bench compare RUN_A RUN_B")
@@ -259,7 +259,7 @@ def compare_cmd(runs: tuple[Path, ...], judge_tag: str | None, allow_mixed_judge
 def metrics_cmd(file: Path, fmt: str, meteor_convention: str, as_json: bool) -> None:
     """Lexical metrics (BLEU-4, ROUGE-L, METEOR; 0-100) of a predictions FILE."""
     from .datasets import dedupe_vdact_rows, read_rows
-    from .errors import DatasetError
+    from .harness_errors import DatasetError
     from .scorers.lexical import METEOR_FULL, lexical_scores
 
     if not file.is_file():
@@ -371,7 +371,7 @@ def validate_judge_cmd(dataset: str, judge_spec: str, metric: str | None, paraph
     the reference of another turn (a seeded random pairing); a good judge scores paraphrases close to the
     references and far above the random answers."""
     from ..fsutil import write_json
-    from .errors import JudgeSpecError
+    from .harness_errors import JudgeSpecError
     from .judges import require_llm
     from .kinds import load_dataset, parse_dataset_options
     from .metaeval import validate_judge_on_dataset
@@ -413,7 +413,7 @@ def _fmt_se(value: float | None) -> str:
 def build_cmd(script: Path | None, minutes: float | None, seed: int, out: Path) -> None:
     """Build the offline benchmark (STARBench JSON) from the synthetic video's script."""
     from ..datagen.synthetic import build_dataset, load_synthetic, write_dataset
-    from .errors import DatasetError
+    from .harness_errors import DatasetError
 
     if script is not None:
         if not script.is_file():

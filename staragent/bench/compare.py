@@ -22,7 +22,7 @@ from typing import Any
 
 from ..fsutil import stable_hash, write_json, write_text
 from .charts import html_table, interval_chart, markdown_table, page
-from .errors import MixedJudgesError
+from .harness_errors import MixedJudgesError
 from .report import build_summary, judge_label, latest_rows
 from .rundir import load_run, read_scores
 from .scorers.common import units_of

@@ -1,5 +1,5 @@
 """Readers of the dataset file formats. Every loader returns a :class:`Dataset` of
-:class:`~staragent.bench.schema.Sample`; :func:`staragent.bench.kinds.load_dataset` picks the loader
+:class:`~staragent.bench.sample_records.Sample`; :func:`staragent.bench.kinds.load_dataset` picks the loader
 by the kind's task (:mod:`staragent.bench.kinds`).
 
 A dataset spec is a path, optionally prefixed by its kind:
@@ -26,7 +26,7 @@ option a kind does not take is an error, not silently ignored.
   of ``../shared/eval/dev_qa.json``), scored by answer patterns and cited spans (``scorers.factqa``).
 
 Without a prefix the kind is recognised from the file's name and content, else from its first row. A malformed row raises
-:class:`~staragent.bench.errors.DatasetError` naming the file, the row and the problem.
+:class:`~staragent.bench.harness_errors.DatasetError` naming the file, the row and the problem.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import DatasetError
-from .schema import Dataset, Sample, Turn
+from .harness_errors import DatasetError
+from .sample_records import Dataset, Sample, Turn
 
 HUB_EXTRA_HINT = "pip install 'staragent[hub]'"
 

@@ -40,7 +40,7 @@ from ..fsutil import (
     write_jsonl,
 )
 from .agents import BenchAgent
-from .errors import RunDirError
+from .harness_errors import RunDirError
 from .rundir import (
     RUN_FILE,
     SAMPLES_FILE,
@@ -53,7 +53,7 @@ from .rundir import (
     set_aside,
     unreadable_lines,
 )
-from .schema import VIDEO_SUFFIXES, Dataset, Sample, TurnRecord
+from .sample_records import VIDEO_SUFFIXES, Dataset, Sample, TurnRecord
 
 log = logging.getLogger("staragent.bench")
 

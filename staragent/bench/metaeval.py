@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import DatasetError, UnknownMetricError
+from .harness_errors import DatasetError, UnknownMetricError
 from .scorers.meta import (
     METHODS,
     cluster_bootstrap_se,
@@ -238,7 +238,7 @@ def validate_judge_on_dataset(
     """Score each turn of ``dataset`` (its reference answer, a paraphrase of it by ``paraphraser``, and
     the reference of another turn drawn by a seeded random derangement) with ``metric`` (a scorer that
     declares ``validates_judge``) under ``judge``."""
-    from .schema import TurnRecord
+    from .sample_records import TurnRecord
     from .scorers.common import Unit, pmap
 
     scorer = get_scorer(metric)

@@ -31,9 +31,9 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from ..fsutil import append_jsonl, atomic_path, process_alive, read_json, read_jsonl, stable_hash, write_jsonl
-from .errors import RunDirError
+from .harness_errors import RunDirError
 from .judges.client import JudgeIdentity
-from .schema import Sample, TurnRecord
+from .sample_records import Sample, TurnRecord
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import RunDirError, UnknownMetricError
+from .harness_errors import RunDirError, UnknownMetricError
 from .judges import require_llm
 from .rundir import load_run, log_scoring, now_iso, read_scores, write_scores
 from .scorers import units_of

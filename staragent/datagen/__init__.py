@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import importlib
 
-# Loaded on first use: the command-line tool imports ``datagen.commands`` (and so this package) at every
+# Loaded on first use: the command-line tool imports ``datagen.datagen_commands`` (and so this package) at every
 # start, and the pipeline pulls in NLTK and SciPy.
 _EXPORTS = {"STAGE_NAMES": ".pipeline", "Options": ".pipeline", "VideoResult": ".pipeline", "generate": ".run"}
 __all__ = list(_EXPORTS)

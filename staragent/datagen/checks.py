@@ -26,7 +26,7 @@ from typing import Any
 
 from ..bench import text as tx
 from ..bench.judges.heuristic import heuristic_verdict
-from ..bench.schema import DEFAULT_WEIGHTS, Sample
+from ..bench.sample_records import DEFAULT_WEIGHTS, Sample
 from .replies import MAX_CRITERIA, UNANSWERABLE
 
 # Words an answer uses to talk about the video rather than its content.

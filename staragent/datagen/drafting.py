@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..bench.schema import Sample
+from ..bench.sample_records import Sample
 from ..prompts import render
 from ..timecodes import format_time, to_clock
 from .checks import check_sample, find_duplicates

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bench.errors import DatagenError
-from ..bench.schema import Sample
+from ..bench.harness_errors import DatagenError
+from ..bench.sample_records import Sample
 from .describe import Description
 from .drafting import FactDrafter, attempts_data, plan_slots, yield_of
 from .facts import Fact, facts_of, spread_order

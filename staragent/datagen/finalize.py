@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..bench.errors import DatagenError
-from ..bench.schema import Criterion, Sample
+from ..bench.harness_errors import DatagenError
+from ..bench.sample_records import Criterion, Sample
 from ..fsutil import read_json, write_json
 from .checks import Check, check_sample, find_duplicates, status_of
 from .describe import Description

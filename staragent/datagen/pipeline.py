@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..bench.errors import DatagenError
+from ..bench.harness_errors import DatagenError
 from ..fsutil import read_json, stable_hash, write_json
 from ..prompts import source
 from . import fact_stages as fst

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from ..bench import text as tx
-from ..bench.schema import DEFAULT_WEIGHTS, Criterion
+from ..bench.sample_records import DEFAULT_WEIGHTS, Criterion
 from ..bench.tasks import canonical_task, normalise_task
 from .taxonomy import ALL_QUESTION_TYPES, CONVERSATION_ROLES
 

@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..bench.errors import DatagenError
-from ..bench.schema import DEFAULT_WEIGHTS, Criterion, Sample
+from ..bench.harness_errors import DatagenError
+from ..bench.sample_records import DEFAULT_WEIGHTS, Criterion, Sample
 from ..fsutil import read_json, write_json, write_text
 from ..timecodes import format_range
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..bench.errors import DatagenError
+from ..bench.harness_errors import DatagenError
 from ..fsutil import read_json, write_json
 from .llm import Usage, Writer, writer_identity
 from .pipeline import STAGE_NAMES, Options, VideoResult, generate_video

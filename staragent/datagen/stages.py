@@ -11,8 +11,8 @@ import json
 import random
 from typing import Any
 
-from ..bench.errors import DatagenError
-from ..bench.schema import Criterion, Sample, ToolCall, Turn
+from ..bench.harness_errors import DatagenError
+from ..bench.sample_records import Criterion, Sample, ToolCall, Turn
 from ..bench.tasks import CANONICAL_TASKS
 from ..prompts import render
 from ..timecodes import format_range, format_time

@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 
 from ..bench import keyfacts as kf
 from ..bench import text as tx
-from ..bench.errors import DatasetError
-from ..bench.schema import VIDEO_SUFFIXES, Criterion, Dataset, Sample, ToolCall, Turn
+from ..bench.harness_errors import DatasetError
+from ..bench.sample_records import VIDEO_SUFFIXES, Criterion, Dataset, Sample, ToolCall, Turn
 from ..fsutil import read_json, write_json
 from ..timecodes import clock_range, format_time
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..bench.errors import DatasetError
+from ..bench.harness_errors import DatasetError
 from ..bench.tasks import CANONICAL_TASKS, CATEGORIES, canonical_task, normalise_task
 
 # What each canonical task asks of a model, in words a writer model can act on.

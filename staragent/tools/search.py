@@ -65,7 +65,7 @@ class CrossModalSearch(Tool):
     Result = SearchResultModel
 
     def run(self, ctx: ToolContext, args: Args) -> SearchResultModel:
-        from ..index.search import cross_modal_search
+        from ..index.hybrid_search import cross_modal_search
 
         encoders = ctx.extras.get("query_encoders") or {}
         found = cross_modal_search(ctx.require_index(), args.query, args.modalities, args.k, rrf_k=ctx.settings.rrf_k, encoders=encoders)

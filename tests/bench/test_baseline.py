@@ -8,8 +8,8 @@ import pytest
 
 from staragent.bench.agents import make_agent
 from staragent.bench.baseline import BaselineAgent, scripted_baseline_reply, video_text_view
-from staragent.bench.errors import AgentSpecError
 from staragent.bench.execution import run_benchmark
+from staragent.bench.harness_errors import AgentSpecError
 from staragent.bench.judges import ScriptedChatModel
 from staragent.bench.kinds import load_dataset
 from staragent.bench.rundir import load_run

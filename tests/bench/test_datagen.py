@@ -15,9 +15,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from staragent.bench.errors import DatagenError
+from staragent.bench.harness_errors import DatagenError
 from staragent.bench.kinds import load_dataset
-from staragent.bench.schema import Criterion, Sample
+from staragent.bench.sample_records import Criterion, Sample
 from staragent.bench.tasks import CANONICAL_TASKS
 from staragent.cli import main
 from staragent.config import load_settings

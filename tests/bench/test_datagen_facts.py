@@ -12,7 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from staragent.bench.schema import Sample
+from staragent.bench.sample_records import Sample
 from staragent.datagen.describe import Description, Span, windows_of
 from staragent.datagen.drafting import FactDrafter, Slot, plan_slots, yield_of
 from staragent.datagen.facts import facts_of, spread_order

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from staragent.bench.commands import bench
-from staragent.bench.errors import DatasetError
+from staragent.bench.harness_errors import DatasetError
 from staragent.bench.kinds import load_dataset
 from staragent.bench.rundir import read_scores
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from staragent.bench.errors import JudgeSpecError
+from staragent.bench.harness_errors import JudgeSpecError
 from staragent.bench.judges import HeuristicJudge, LLMJudge, ScriptedChatModel, make_judge, require_llm
 from staragent.bench.judges.client import JudgeClient, JudgeIdentity
 from staragent.bench.judges.parsing import (
@@ -14,7 +14,7 @@ from staragent.bench.judges.parsing import (
     parse_pairwise,
     parse_rating,
 )
-from staragent.bench.schema import Criterion
+from staragent.bench.sample_records import Criterion
 
 
 def test_criterion_verdict_parsing():

@@ -52,7 +52,7 @@ SCORER = Scorer(
 TASK_MODULE = '''
 """A third-party dataset kind: rows of {"ask", "expect"} pairs."""
 from staragent.bench.kinds.task import AgentDefaults, Task
-from staragent.bench.schema import Dataset, Sample
+from staragent.bench.sample_records import Dataset, Sample
 
 
 def load_rows(rows, path, name=None, **_):

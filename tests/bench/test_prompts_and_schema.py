@@ -5,9 +5,9 @@ import json
 import pytest
 
 from staragent.bench import tasks as tk
-from staragent.bench.errors import DatasetError
+from staragent.bench.harness_errors import DatasetError
 from staragent.bench.kinds import load_dataset
-from staragent.bench.schema import Criterion, Sample, ToolCall
+from staragent.bench.sample_records import Criterion, Sample, ToolCall
 from staragent.errors import ConfigError
 from staragent.prompts import available, render
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from staragent.bench.judges.client import JudgeCall
-from staragent.bench.schema import Criterion, Sample, ToolCall, TurnRecord
+from staragent.bench.sample_records import Criterion, Sample, ToolCall, TurnRecord
 from staragent.bench.scorers import rubric
 from staragent.bench.scorers.common import units_of
 from staragent.bench.scorers.rubric_view import paper_reference

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from staragent.bench.agents import EchoAgent, ScriptedAgent, SimulatedTools, make_agent
-from staragent.bench.errors import AgentSpecError, RunDirError
 from staragent.bench.execution import run_benchmark
+from staragent.bench.harness_errors import AgentSpecError, RunDirError
 from staragent.bench.rundir import SAMPLES_FILE, TRAJECTORIES_FILE, load_run
 from staragent.datagen.synthetic import load_synthetic
 from staragent.fsutil import read_json, write_json
@@ -188,7 +188,7 @@ def test_agent_specs():
 
 
 def test_videos_are_found_by_id_under_the_video_root(tmp_path):
-    from staragent.bench.schema import Dataset, Sample
+    from staragent.bench.sample_records import Dataset, Sample
 
     (tmp_path / "videos" / "part1").mkdir(parents=True)
     video = tmp_path / "videos" / "part1" / "abc123.mkv"

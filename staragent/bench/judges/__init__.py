@@ -17,8 +17,8 @@ from typing import Any
 
 from ...prompts import render
 from ..chat import decoding_of, endpoint_of, model_id_of
-from ..errors import JudgeSpecError
-from ..schema import Criterion
+from ..harness_errors import JudgeSpecError
+from ..sample_records import Criterion
 from .client import JudgeCall, JudgeClient, JudgeIdentity
 from .heuristic import HeuristicJudge
 from .parsing import parse_criterion_verdict

@@ -15,7 +15,7 @@ import re
 
 from .. import keyfacts as kf
 from .. import text as tx
-from ..schema import Criterion
+from ..sample_records import Criterion
 from .client import JudgeCall, JudgeIdentity
 
 HEURISTIC_VERSION = "1"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .. import text as tx
 from ..function_chat import FunctionChatModel
-from ..schema import Criterion
+from ..sample_records import Criterion
 from ..text import section
 from .heuristic import heuristic_verdict
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets import read_rows
-from ..errors import DatasetError
+from ..harness_errors import DatasetError
 from ..plugins import discover
-from ..schema import Dataset
+from ..sample_records import Dataset
 from .task import AgentDefaults, Task
 
 __all__ = [

@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import DatasetError
-from ..schema import Dataset, Sample
+from ..harness_errors import DatasetError
+from ..sample_records import Dataset, Sample
 from .task import AgentDefaults, Task
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..schema import Dataset
+from ..sample_records import Dataset
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .. import tasks as tk
-from ..schema import QATurn, Sample, TurnRecord
+from ..sample_records import QATurn, Sample, TurnRecord
 
 T = TypeVar("T")
 R = TypeVar("R")

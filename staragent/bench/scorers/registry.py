@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..errors import UnknownMetricError
+from ..harness_errors import UnknownMetricError
 from ..plugins import discover
 from .scorer import Scorer
 

@@ -40,7 +40,7 @@ from ...errors import TimeFormatError
 from ...timecodes import parse_range
 from .. import text as tx
 from ..charts import Table, bar_chart
-from ..schema import Criterion, ToolCall
+from ..sample_records import Criterion, ToolCall
 from .common import Unit, mean, pmap
 from .display import fraction, pct
 from .scorer import Headline, Needs, Scorer, Section

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...fsutil import read_jsonl
 from ...prompts import render
-from ..errors import DatasetError
+from ..harness_errors import DatasetError
 from ..judges.parsing import parse_pairwise
 from .common import Unit, interval, judged, pmap, skipped_row
 from .display import ci_cell, ci_suffix, pct, scored

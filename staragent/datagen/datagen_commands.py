@@ -75,7 +75,7 @@ def generate_cmd(ctx: click.Context, videos: tuple[Path, ...], out: Path, per_vi
                  strategy: str, max_repairs: int, model: str | None, workers: int, ray_address: str | None, concurrency: int, max_scenarios: int, window_chars: int,
                  max_retries: int, min_support: float, seed: int, retry_failed: bool, as_json: bool) -> None:  # fmt: skip
     """Generate samples for VIDEOS (files or folders), then write OUT/dataset.json and the review files."""
-    from ..bench.errors import DatagenError
+    from ..bench.harness_errors import DatagenError
     from ..index.batch import expand_videos
     from .pipeline import Options
     from .run import default_model, generate

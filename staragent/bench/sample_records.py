@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..fsutil import stable_hash
 from ..schema import Evidence, TokenUsage, TrajectoryStep
-from .errors import DatasetError
+from .harness_errors import DatasetError
 
 CriterionCategory = Literal["high_priority", "medium_priority", "low_priority", "penalty"]
 
