@@ -217,11 +217,13 @@ class VideoAgent:
 
     def prepare(self, video: str | Path, report=None) -> Session:
         """Open the video's session and load what a first question needs besides (the graph, the
-        search structures, the conversation store), so that the first answer comes at once."""
+        search structures, the overview model's parser and vocabulary, the conversation store), so
+        that the first answer comes at once."""
         from . import graph  # noqa: F401 - imported for its cost, paid here rather than by the first question
 
         session = self.session(video, report=report)
         self.search(video, "video", k=1)
+        session.asks_summary("video")  # the overview model reads every question: its parser, the video's words
         self._checkpointer()
         return session
 

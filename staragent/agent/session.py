@@ -4,7 +4,7 @@ the tools offered, the context they run in, and the planner."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ class Session:
     """plan as a small model needs: a short prompt, brief schemas, tools chosen per question"""
     checks_answers: bool = False
     """hold the planner's answers to the checks of ``agent.grounding`` (language-model planners)"""
-    _summary_ask: Any = None
+    _summary_ask: Any = field(default=None, init=False, repr=False)
 
     def asks_summary(self, question: str) -> bool:
         """Whether ``question`` asks for an overview: the fitted model of ``qa.operation`` over this

@@ -223,7 +223,6 @@ class Side:
     seen: float
     """the last examined frame that showed it settled"""
     first: tuple[float, np.ndarray]
-    last: tuple[float, np.ndarray]
     unsettled: tuple[float, np.ndarray] | None = None
     """since when it differs from ``settled``, and how it looked at the last frame examined"""
     changes: list[tuple[float, float]] = field(default_factory=list)
@@ -515,9 +514,8 @@ class TextTracker:
         key = side_key(text, box)
         side = self.sides.get(key)
         if side is None:
-            self.sides[key] = Side(now, time, (time, now), (time, now))
+            self.sides[key] = Side(now, time, (time, now))
             return
-        side.last = (time, now)
         if not side_differs(now, side.settled):
             side.seen, side.unsettled = time, None
         elif side.unsettled is None or side_differs(now, side.unsettled[1]):
@@ -601,7 +599,7 @@ def _merge(bands: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return merged
 
 
-def edge_sides(tracker: TextTracker, start: float, end: float, step: float) -> dict[str, dict]:
+def edge_sides(tracker: TextTracker) -> dict[str, dict]:
     """What was beside each line at the edges of a piece, for ``join_pieces``: as first seen and as it
     last looked settled (a change still under way at the end is settled across the boundary), as
     small pictures."""

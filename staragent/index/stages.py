@@ -642,7 +642,7 @@ def run_ocr(ctx: BuildContext) -> dict:
                 raise BuildCancelled("the build was cancelled")
             tracker.feed(frame.time, cv2.cvtColor(frame.small, cv2.COLOR_BGR2GRAY), frame.image)
         lines, stats = tracker.finish(piece[1])
-        return {"lines": [line.model_dump() for line in lines], "stats": stats, "sides": edge_sides(tracker, *piece, step=1.0 / s.ocr_fps)}
+        return {"lines": [line.model_dump() for line in lines], "stats": stats, "sides": edge_sides(tracker)}
 
     try:
         results = _checkpointed(ctx, "ocr", pieces, read, desc="ocr", unit=f"×{length:.0f} s")
