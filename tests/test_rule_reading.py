@@ -26,6 +26,9 @@ from staragent.timecodes import format_time
         ("What is said at 0:40?", (30.0, 60.0)),
         ("What sound is heard around 2:00 into the video?", (110.0, 140.0)),
         ("Which train leaves 9:00-10:00?", None),  # opening hours, not a stretch of the video
+        ("there's a little box that pops up around 0:16 - what does it say?", (6.0, 36.0)),
+        ("what's on screen at 00:42", (32.0, 62.0)),
+        ("The tour starts around 9:30 am, where do we meet?", None),  # a time of day
         ("What happens at 1:75?", None),
     ],
 )
@@ -1721,3 +1724,58 @@ def test_what_comes_after_the_credits_is_told_by_where_they_end_and_how_long_the
     late, late_boxes = _rolling_credits(CREDITS_ROLL, start=589.0)  # credits that run to the video's end
     final = _converse("Is there a scene after the credits?", late, [_hit(585.0, 600.0)], boxes=late_boxes)
     assert final.content.startswith("No"), final.content
+
+
+def test_a_video_without_speech_is_said_to_have_none_when_asked_if_anyone_talks(tmp_path):
+    """"Does anybody talk, or is it just music?" about a video with melodies and no voice: no, said of
+    the whole video, not of the part that was read."""
+    from media_factory import Slide, Sound, make_video
+
+    video = make_video(tmp_path / "wordless.mp4", [Slide(8, ["Spring"], (200, 230, 200)), Slide(8, ["Autumn"], (230, 200, 160))],
+                       sounds=[Sound(1.0, 6.0, "melody", 440.0), Sound(9.0, 15.0, "melody", 660.0)], subtitles=None)
+    settings = load_settings(cache_dir=tmp_path / "cache", progress=False)
+    with VideoAgent(settings) as agent:
+        if agent.index(video.path).speech:
+            pytest.skip("the speech recogniser heard words in the melodies")
+        answer = agent.ask(video.path, "Does anybody actually talk in this video, or is it just music?")
+    assert re.match(r"no\b", answer.answer.strip(), re.I), answer.answer
+    assert re.search(r"speak|talk|speech|voice", answer.answer, re.I), answer.answer  # a no about speech, not about a word
+
+
+def test_asked_when_a_named_thing_happens_the_line_naming_all_of_it_outranks_one_sharing_a_word():
+    """"When do they tick mirror displays?": the label "Mirror displays" is the thing, though it says
+    nothing beyond the question; "Detect Displays" shares one word and says more, and is not it."""
+    from staragent.agent.planners.rules.ranking import rank
+
+    q = analyse("when do they tick mirror displays?")
+    lines = [Evidence(modality="ocr", start=4.0, end=36.0, text="Detect Displays", source="extract_scene_text"),
+             Evidence(modality="ocr", start=4.0, end=36.0, text="Mirror displays", source="extract_scene_text")]
+    assert rank(q, lines, duration=37.0)[0].evidence.text == "Mirror displays"
+
+
+def test_what_pops_up_at_a_moment_is_what_came_up_then_not_what_stayed_or_was_read_again():
+    """"A little box pops up around 0:16 - what does it say?": of the lines on screen at 0:16, the one
+    that came up then; a label read again with other letters and the window behind are not it."""
+    world = [line("extract_scene_text", "ocr", 4.0, 36.0, "Displays"),
+             line("extract_scene_text", "ocr", 9.0, 27.0, "1280 × 1024 (5:4)"),
+             line("extract_scene_text", "ocr", 6.0, 16.0, "Acer Technologies17"),
+             line("extract_scene_text", "ocr", 16.1, 19.0, "AcerTechrgies17"),
+             line("extract_scene_text", "ocr", 16.1, 18.0, "Drag to change primary display.")]
+    final = _converse("there's a little box that pops up around 0:16 - what does it say?", world, [], silent=True)
+    assert "Drag to change primary display" in final.content, final.content
+
+
+def test_after_pressing_a_button_that_is_up_all_along_the_answer_is_not_looked_for_past_its_end():
+    """"After hitting Apply, how long before it goes back?": the Apply button is on screen all along,
+    so it places no moment; the countdown that answers is where the search found it."""
+    world = [line("extract_scene_text", "ocr", 0.0, 600.0, "Wed 18:38"),
+             line("extract_scene_text", "ocr", 40.0, 560.0, "Apply"),
+             line("extract_scene_text", "ocr", 300.0, 330.0, "The display will be reset to its previous configuration in 30 seconds")]
+
+    def hits(query):
+        found = [e for e in world if set(tokenize(query)) & set(tokenize(e.text))]
+        return [_hit(300.0, 330.0, world[2], score=0.9), *(_hit(e.start, e.end, e, score=0.5) for e in found if e is not world[2])]
+
+    final = _converse("After hitting Apply, how long do you have to confirm before it goes back to the old setup?", world, hits, silent=True)
+    assert re.search(r"\b30 seconds\b", final.content), final.content
+

@@ -11,10 +11,11 @@ pictures show.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from ....index.text import tokenize
 from ....schema import Evidence
-from ....timecodes import format_range, format_time
+from ....timecodes import clock_range, format_range, format_time
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
@@ -50,6 +51,7 @@ from .ranking import (
     beyond_question,
     button_action,
     has_type,
+    heard_words,
     implied_words,
     label_text,
     labelled,
@@ -791,6 +793,22 @@ def _nothing_said(turn: Turn) -> str | None:
     return f"Nothing is said there: I found no speech in this video where the question points{why}, so there are no words to report."
 
 
+def _no_speech_anywhere(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """"Is there any dialogue, or is it just music?": no, when the whole video was read for speech
+    and held none; what is heard instead, if the question asks about it too."""
+    q = turn.question
+    if q.wh != "yesno" or "speech" not in q.wants or not turn.duration or _speech_lines(turn):
+        return None
+    whole = clock_range(0.0, turn.duration)
+    read = [s.result for s in turn.called(SPEECH) if (s.args or {}).get("timestamp") == whole and s.result]
+    if not read or not any(r.get("audio_track", True) for r in read):
+        return None  # not read whole, or no audio track (said as such below)
+    heard = sorted((e for e in turn.evidence() if e.modality == "audio" and e.source != SEARCH and named_sound(e)),
+                   key=lambda e: -(e.score or 0.0))[:2]
+    instead = f" What is heard instead is sound and music: {' '.join(sentences(heard, q))}" if heard else ""
+    return f"No: nobody speaks anywhere in this video (no speech was found from start to end).{instead}", heard
+
+
 def _nothing_heard(turn: Turn) -> str | None:
     """For a question about sounds: that the video has no audio track, when the sound tool said so,
     rather than some text that shares a word with the question. Speech asked for with the sounds
@@ -942,14 +960,35 @@ def _listing(turn: Turn, span: Span, scored: list[Scored]) -> list[Evidence]:
     return sorted(inside, key=lambda e: (e.start, e.modality))[:LISTED]
 
 
+def _subject_held(turn: Turn) -> bool:
+    """Whether a line read this turn holds a word of what the question is about: "the tooltip around
+    0:16" names nothing the video holds, so what is there at 0:16 answers it."""
+    wanted = set(tokenize(" ".join(turn.question.subject)))
+    return bool(wanted) and any(matched(wanted, set(tokenize(heard_words(e)))) for e in turn.evidence())
+
+
 def _at_moment(moment: float, scored: list[Scored]) -> list[Evidence]:
-    """What was on screen, said or heard at ``moment``: each kind's line spanning it, else the nearest."""
+    """What was on screen, said or heard at ``moment``: each kind's line spanning it, the one that came
+    up closest to it first (what pops up then, not what stays up all along), else the nearest."""
     chosen = []
     for modality in dict.fromkeys(s.evidence.modality for s in scored):
         lines = [s.evidence for s in scored if s.evidence.modality == modality and s.evidence.source != SEARCH]
         if lines:
-            chosen.append(min(lines, key=lambda e: 0.0 if e.start <= moment < e.end else min(abs(e.start - moment), abs(e.end - moment))))
+            # a moment is named to the second: a line up within that second spans it
+            chosen.append(min(lines, key=lambda e: (0, _read_again(e, lines), abs(e.start - moment)) if e.start < moment + 1.0 and moment < e.end
+                              else (1, False, min(abs(e.start - moment), abs(e.end - moment)))))
     return chosen
+
+
+REREAD_SIMILARITY = 0.7
+"""how alike two readings of a line must be for the later to be the same text read again"""
+
+
+def _read_again(e: Evidence, lines: list[Evidence]) -> bool:
+    """Whether ``e`` is text already on screen read again ("AcerTechrgies17" just after "Acer
+    Technologies17"): a line much like one that went as it came is nothing new there."""
+    before = [o for o in lines if o is not e and o.end <= e.start + 0.5 and o.end >= e.start - 1.5]
+    return any(SequenceMatcher(None, o.text.lower(), e.text.lower()).ratio() >= REREAD_SIMILARITY for o in before)
 
 
 def _relative(turn: Turn, scored: list[Scored]) -> list[Evidence]:
@@ -991,16 +1030,19 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         return counted
     if q.count == "parts" and (counted := _count_parts(turn)):
         return counted
+    if silent := _no_speech_anywhere(turn):
+        return silent
     if said := _nothing_said(turn) or _nothing_heard(turn):
         return said, []
     if listens_to_all(q) and (heard := _sounds_heard(turn)):
         return heard
     if q.addressee and (addressed := _addressed(turn, focus)):
         return addressed
+    # "it goes 'the age of wisdom...' - how does that line finish?": what follows the quoted words
+    if q.quoted and (q.relation or q.words_at == "end") and (continued := _after_quote(turn)):
+        return continued
     if q.words_at and focus and (edge := _edge_words(turn, focus)):
         return edge
-    if q.quoted and q.relation and (continued := _after_quote(turn)):
-        return continued
     if q.first_of and (ordered := _which_first(turn)):
         return ordered
     if focus and (length := _part_length(turn, focus)):
@@ -1020,7 +1062,7 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         return moment
     if q.time_range is not None and q.moment is None and not q.subject and q.operation is None:
         cited = _listing(turn, focus[0] if focus else q.time_range, scored)
-    elif q.moment is not None and not q.subject and "audio" not in q.wants:  # sounds are ranked by salience and nearness
+    elif q.moment is not None and not _subject_held(turn) and "audio" not in q.wants:  # sounds are ranked by salience and nearness
         cited = _at_moment(q.moment, scored)
     else:
         cited = (_relative(turn, scored) if q.relation and focus and not q.relation_to else []) or choose(turn, scored)

@@ -19,6 +19,9 @@ from .ranking import heard_words, matched, names_in_question, person_names
 
 Span = tuple[float, float]
 WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it
+STANDING = 0.75
+"""the share of the video from which an on-screen line stands for no part of it: a button or a window's
+title that stays up from its opening to the end names no moment"""
 MAX_READ = 600.0  # longest stretch read in one call when the question names no part
 
 
@@ -186,6 +189,8 @@ def part_of(turn: Turn, query: str, said: bool = False) -> Span | None:
     if shown:
         best = max(shown, key=lambda m: len(matched(tokens, set(tokenize(m["text"])))))
         on_screen = contiguous(_shown_with(lines_read(turn), best["text"]), float(best["start"]))
+        if on_screen is not None and turn.duration and on_screen[1] - on_screen[0] >= STANDING * turn.duration:
+            return None  # a button or a name up for the whole video ("after hitting Apply") places no moment
         if on_screen is not None:
             return on_screen
         return float(best["start"]), float(best["end"])

@@ -35,6 +35,7 @@ from .focus import (
     naming_hits,
     own_query,
     own_words_found,
+    part_of,
     person_referred,
     ranges_read,
     shift,
@@ -180,8 +181,8 @@ def _hit_spans(turn: Turn) -> list[Span]:
             if "audio" in q.wants and q.relation:
                 # "the sound after the narration about X": it may still fall within X's span
                 span = clip((span[0] - 10 * (q.relation == "before"), span[1] + 10 * (q.relation == "after")), turn.duration)
-            elif q.relation:
-                span = shift(span, q.relation, turn.duration)
+            elif q.relation and (not q.relation_to or part_of(turn, q.relation_to, said=q.relation_said) is not None):
+                span = shift(span, q.relation, turn.duration)  # not past a part that stands for no moment (see part_of)
             spans.append(span)
     return spans
 
@@ -214,4 +215,25 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
         return reads
     if q.operation and CALC in tools and not turn.called(CALC) and (found := expression(turn)):
         return [call(CALC, expression=found)]
+    if (whole := _whole_speech_read(turn, tools)) is not None:
+        return [whole]
     return []
+
+
+def _whole_speech_read(turn: Turn, tools: set[str]) -> dict | None:
+    """"Does anybody talk in it, or is it just music?": where the parts read held no speech at all, the
+    whole video is read for it, so that "no" is said of the video, not of the parts read."""
+    q = turn.question
+    if q.wh != "yesno" or "speech" not in q.wants or SPEECH not in tools or not turn.duration:
+        return None
+    if q.time_range is not None or q.relation or q.quoted or named_spans(turn):
+        return None  # a question about one part: what is said there decides
+    said = [s for s in turn.called(SPEECH) if s.result]
+    if any(e.modality == "speech" and e.source != SEARCH for e in turn.evidence()) or not said:
+        return None
+    if not any(s.result.get("audio_track", True) for s in said):
+        return None  # no audio track at all: that is the answer already
+    whole = clock_range(0.0, turn.duration)
+    if any((s.args or {}).get("timestamp") == whole for s in said):
+        return None
+    return call(SPEECH, timestamp=whole)

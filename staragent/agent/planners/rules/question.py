@@ -118,7 +118,7 @@ PART_NOUNS = ("part", "parts", "reading", "readings", "section", "segment", "cli
               "lecture", "chapter", "scene", "interview", "song", "story", "sonnet", "address", "piece", "presentation",
               "demo", "keynote", "story", "recording", "narration", "monologue", "verse", "track", "episode", "act")
 _PART = "|".join(sorted(set(PART_NOUNS), key=len, reverse=True))
-_GENERIC_PARTS = {"video", "clip", "film", "movie", "recording", "piece", "part", "section", "segment", "scene", "first", "last",
+_GENERIC_PARTS = {"video", "clip", "film", "movie", "cartoon", "animation", "recording", "piece", "part", "section", "segment", "scene", "first", "last",
                   "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
                   "following", "earlier", "later", "current", "that", "this", "one", "title", "card", "slide"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
@@ -152,7 +152,11 @@ _VIDEO_POINT = re.compile(
     rf"\b(?:said|says|say|spoken|heard|shown|written|displayed|happens|happening|on screen|on-screen)\s+(?:\w+\s+)?(?:at|around)\s+({_CLOCK})\b|"
     # "what's that sound at about 0:58?": a sound is placed in the video, not on a clock
     rf"\b(?:sound|sounds|noise|noises|music|hear|hearing|heard)\b[^?,]{{0,20}}?\b(?:at|around|near)\s+(?:about\s+|roughly\s+|approximately\s+|around\s+)?"
-    rf"(?:the\s+)?({_CLOCK}|\d{{1,4}}(?=\s*(?:s|sec|secs|seconds?)\s+(?:mark|in)\b))",
+    rf"(?:the\s+)?({_CLOCK}|\d{{1,4}}(?=\s*(?:s|sec|secs|seconds?)\s+(?:mark|in)\b))|"
+    # "around 0:16", "at 00:42": no time of day is written with a zero hour, and "around" a clock time
+    # is how a viewer points into the video ("at 9:00" may be a schedule's, "around 9:00" rarely is)
+    rf"\b(?:around|near|about|approximately|roughly)\s+(?:the\s+)?({_CLOCK})(?!\s*(?:am|pm|a\.m|p\.m|o'?clock)\b)|"
+    rf"\b(?:at|by)\s+(?:the\s+)?(0?0:\d{{2}}(?::\d{{2}})?)\b",
     re.I,
 )
 _MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(\d+)\s+minutes?\s+(?:in|into)\b", re.I)
@@ -692,7 +696,7 @@ def _video_time(text: str) -> tuple[tuple[float, float] | None, float | None]:
         return None, None
     try:
         if m := _VIDEO_POINT.search(text):
-            moment = parse_time(m[1] or m[2] or m[3])
+            moment = parse_time(next(g for g in m.groups() if g))
             return point_window(moment), moment
     except TimeFormatError:  # "at 1:75" is no moment of the video
         pass

@@ -362,8 +362,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score += 0.5  # "which button saves the changes?": a label that does what the question says ("Apply")
     elif q.asked_for == "button" and e.modality == "ocr" and (len(e.text.split()) > BUTTON_WORDS or e.text.rstrip().endswith("?")):
         score -= 0.3  # a button's label is a few words, and no question ("Does the display look OK?")
-    if not tokenize(news):
-        score -= 0.4
+    if not tokenize(news) and not q.asks_moment:
+        score -= 0.4  # a line that only restates the question says nothing, unless its time is what is asked
     elif stray_sign(e.text):
         score -= 0.4  # "Q", "x": an icon read as a letter
     if q.asks_a_question and e.modality in ("ocr", "speech") and e.text.rstrip().endswith("?"):
