@@ -42,8 +42,9 @@ def load_section(data: dict) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- |",
         *[_row(kind, r) for kind, r in data["servers"].items()],
         "",
-        "What the memory follows (the length of the conversations in flight; for `langgraph dev`, every checkpoint it",
-        "keeps in the process) is measured in docs/design.md, under Load.",
+        "What made the memory grow before (each turn loaded a state that grew with its thread; `langgraph dev` kept",
+        "every checkpoint in the process), what bounds it now, and the run without that change on the same machine:",
+        "docs/design.md, under Load.",
         "",
     ]
     for kind, r in data["servers"].items():

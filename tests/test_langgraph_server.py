@@ -54,6 +54,8 @@ def test_a_thread_runs_through_the_langgraph_server(server, foreign):
         context={"video": "conference.mp4"}, stream_mode=["custom", "values"]) if chunk.event in ("custom", "values")]
     assert any(isinstance(s, dict) and s.get("event") == "tool_started" for s in steps)  # tool calls stream as they run
     assert "Nairobi" in steps[-1]["messages"][-1]["content"]  # the thread remembered what "that" was
+    # the server's store (langgraph.json's checkpointer) keeps the thread's latest state only, on disk
+    assert len(client.threads.get_history(thread["thread_id"])) == 1
 
 
 def test_the_langgraph_server_refuses_videos_outside_its_folders(server):

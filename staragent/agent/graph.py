@@ -1,8 +1,8 @@
-"""The agent graph: planner -> tools -> planner ... -> answer.
+"""The agent graph: begin_turn -> planner -> tools -> planner ... -> answer.
 
-The planner is any LangChain chat model bound to the tools' schemas. The tools node runs the calls,
-answers a call identical to an earlier one in the conversation from memory instead of running it
-again, and records each step of the trajectory. A call the model wrote but that could not be read
+``begin_turn`` bounds what the turn carries of the conversation (``compaction``). The planner is any
+LangChain chat model bound to the tools' schemas. The tools node runs the calls, answers a call
+identical to an earlier one of the turns kept whole from memory instead of running it again, and records each step of the trajectory. A call the model wrote but that could not be read
 (``AIMessage.invalid_tool_calls``) is answered with an error saying what was wrong, so the model
 can try again; it counts as a step. After ``max_steps`` rounds the planner is asked again without
 tools, so it has to answer.
@@ -16,21 +16,21 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from staragent.agent import grounding, toolchoice
+from staragent.agent import compaction, grounding, toolchoice
 from staragent.agent.guide import evidence_line, guide
 from staragent.agent.planners.tool_calls import without_calls
 from staragent.agent.reader import read_for_model
 
 # Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
 from staragent.agent.session import Session
-from staragent.agent.state import AgentState
+from staragent.agent.state import CHECK, AgentState, call_key
+from staragent.agent.state import is_question as _asked
 from staragent.errors import StarAgentError, ToolError
 from staragent.faults import marker
 from staragent.schema import Evidence, TokenUsage, TrajectoryStep
@@ -56,19 +56,6 @@ class AgentContext:
         if self.session is None:
             raise RuntimeError("the agent graph was run without a session: pass AgentContext(session=...)")
         return self.session
-
-
-def call_key(name: str, args: dict[str, Any]) -> str:
-    return f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)}"
-
-
-CHECK = "staragent_check"
-"""``additional_kwargs`` flag of the user-role messages the graph writes itself (an answer sent back)"""
-
-
-def _asked(m) -> bool:
-    """Whether ``m`` is a question of the user's own (not an answer the graph sent back)."""
-    return isinstance(m, HumanMessage) and not m.additional_kwargs.get(CHECK)
 
 
 def _turn(messages: list) -> tuple[str, list]:
@@ -156,7 +143,8 @@ def _checked(session: Session, state: AgentState, question: str, turn: list, rep
     duration = session.index.duration
     quoted = [m.text for m in state["messages"] if isinstance(m, ToolMessage | HumanMessage) and not m.additional_kwargs.get(CHECK)]
     called = any(isinstance(m, ToolMessage) for m in turn)
-    verdict = grounding.check_answer(reply.text, called_tools=called, duration=duration, evidence=state.get("evidence", []), quoted=quoted)
+    spans = compaction.spans(state["messages"])  # what tools found in the turns kept whole, and the times earlier answers cited
+    verdict = grounding.check_answer(reply.text, called_tools=called, duration=duration, evidence=spans, quoted=quoted)
     if verdict.ok:
         return [reply]
     search = toolchoice.SEARCH if toolchoice.SEARCH in session.tools else None
@@ -289,9 +277,11 @@ def route(state: AgentState) -> str:
 
 def build_graph(checkpointer=None, context_schema: type = AgentContext):
     builder = StateGraph(AgentState, context_schema=context_schema)
+    builder.add_node("begin_turn", compaction.begin_turn)  # bounds what the turn carries (see ``compaction``)
     builder.add_node("planner", planner)
     builder.add_node("tools", tools_node)
-    builder.add_edge(START, "planner")
+    builder.add_edge(START, "begin_turn")
+    builder.add_edge("begin_turn", "planner")
     builder.add_conditional_edges("planner", route, {"tools": "tools", "planner": "planner", END: END})
     builder.add_edge("tools", "planner")
     return builder.compile(checkpointer=checkpointer, name="staragent")

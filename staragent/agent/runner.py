@@ -30,33 +30,10 @@ from ..limits import (
     check_text,
 )
 from ..schema import Answer, Evidence, TokenUsage, TrajectoryStep
+from .citations import cited
 from .session import Session, open_session
 
 CHAT_DB = "chats.sqlite"
-
-
-def select_evidence(answer: str, evidence: list[Evidence], limit: int = 5) -> list[Evidence]:
-    """For planners that do not say what they cite: the gathered evidence the answer echoes, and at
-    the times it cites, the evidence that shares a word with it (else the one span it points at)."""
-    from ..index.text import tokenize
-    from .grounding import cited_evidence
-
-    said = set(tokenize(answer))
-    unique = list({e.key(): e for e in evidence}.values())
-    scored = []
-    for e in unique:
-        toks = set(tokenize(e.text))
-        shared = len(said & toks) + sum(1 for t in said & toks if len(t) >= 2 and any(c.isdigit() for c in t))  # a figure echoed counts twice
-        if toks and (shared >= 2 or shared / len(toks) >= 0.5):
-            scored.append((shared / len(toks), e))
-    scored.sort(key=lambda x: -x[0])
-    chosen = [e for _, e in scored[:limit]]
-    at_times = cited_evidence(answer, unique)
-    echoing = [e for e in at_times if said & set(tokenize(e.text))]
-    for e in echoing or at_times[:1]:
-        if e not in chosen and len(chosen) < limit + 2:
-            chosen.append(e)
-    return sorted(chosen, key=lambda e: e.start)
 
 
 def with_time(answer: str, evidence: list[Evidence]) -> str:
@@ -113,12 +90,6 @@ class ThreadInfo:
     title: str
     turns: int
     updated: str
-
-
-def _cited(final, gathered: list[Evidence], text: str) -> list[Evidence]:
-    """The evidence an answer cites: what the planner named, else what the answer echoes."""
-    cited = (getattr(final, "response_metadata", None) or {}).get("evidence")
-    return [Evidence(**e) for e in cited] if cited is not None else select_evidence(text, gathered)
 
 
 def _thread_config(session: Session, thread_id: str) -> dict:
@@ -259,7 +230,8 @@ class VideoAgent:
         session: Session | None = None,
     ) -> Answer:
         """Answer one question. With ``thread_id`` the conversation is kept (see ``chat``);
-        ``history`` gives earlier turns explicitly (``[{"role": "user"|"assistant", "content": ...}]``);
+        ``history`` gives earlier turns explicitly (``[{"role": "user"|"assistant", "content": ...}]``;
+        not with a thread, which keeps its own);
         ``session`` replaces the video's own session (the benchmark's simulated tools use it)."""
         for event in self.stream(video, question, thread_id=thread_id, history=history, session=session):
             if isinstance(event, Answered):
@@ -280,9 +252,12 @@ class VideoAgent:
         from langchain_core.messages import HumanMessage
 
         from .graph import AgentContext, build_graph
-        from .threads import DURABILITY, prune, repair, store_room
+        from .threads import DURABILITY, prune, recorded_count, repair, store_room, unrecorded
+        from .transcript import KeptTurn
 
         check_question(question, thread_id)
+        if thread_id and history:
+            raise InputError("pass either a thread or the earlier turns (history), not both: a thread keeps its own earlier turns")
         session = session or self.session(video)
         started = time.perf_counter()
         checkpointer = self._checkpointer() if thread_id else None
@@ -294,11 +269,12 @@ class VideoAgent:
         marker("turn.start")
         # a full disk under the store: one clear error, and the thread as it was before this turn
         with store_room(self.settings.cache_dir / CHAT_DB) if thread_id else contextlib.nullcontext():
+            state, recorded, missing = {}, 0, []
             if thread_id:
                 repair(graph, checkpointer, config)  # a turn cut short earlier leaves no half of itself behind
-            before = graph.get_state(config).values if thread_id else {}
-            offsets = {key: len(before.get(key, [])) for key in ("trajectory", "evidence", "usage")}
-            state = before
+                recorded = recorded_count(checkpointer, config)
+                # finished turns the transcript lacks (a thread an older staragent wrote): kept whole before this turn compacts them
+                missing = unrecorded(graph.get_state(config).values, recorded, **self._answer_fields(session, thread_id))
             inputs = {"messages": [*_history_messages(history), HumanMessage(question.strip())], "steps": 0}
             durability = {"durability": DURABILITY} if thread_id else {}
             stream = graph.stream(inputs, config, context=AgentContext(session=session), stream_mode=["custom", "values"], **durability)
@@ -309,27 +285,33 @@ class VideoAgent:
                     yield ToolStarted(call_id=chunk["id"], tool=chunk["tool"], args=chunk["args"])
                 elif chunk.get("event") == "tool_finished":
                     yield ToolFinished(call_id=chunk["id"], step=TrajectoryStep(**chunk["step"]))
+            answer = self._answer(session, state, time.perf_counter() - started, thread_id)
             if thread_id:
-                prune(checkpointer, config)
-        yield Answered(self._answer(session, state, offsets, time.perf_counter() - started, thread_id))
+                prune(checkpointer, config, recorded, [*missing, KeptTurn(question.strip(), answer)])
+        yield Answered(answer)
 
-    def _answer(self, session: Session, state: dict, offsets: dict, seconds: float, thread_id: str | None) -> Answer:
+    def _answer_fields(self, session: Session, thread_id: str | None) -> dict:
+        """The fields every answer in a thread shares."""
+        video = str(session.index.video_path) if session.index is not None else ""
+        return {"video": video, "profile": self.settings.profile, "thread_id": thread_id}
+
+    def _answer(self, session: Session, state: dict, seconds: float, thread_id: str | None) -> Answer:
+        """The turn's answer from the state it ended with (``trajectory``, ``evidence`` and ``usage``
+        hold this turn's only: see ``compaction``)."""
         from ..models.chat_engine import strip_reasoning
 
         final = state["messages"][-1]
         text = strip_reasoning(str(final.content))[0] or "I could not produce an answer."
-        gathered = [Evidence(**e) for e in state.get("evidence", [])[offsets["evidence"] :]]
-        evidence = _cited(final, gathered, text)
+        gathered = [Evidence(**e) for e in state.get("evidence", [])]
+        evidence = cited(final, gathered, text)
         if session.checks_answers:
             text = with_time(text, evidence)
-        usage = state.get("usage", [])[offsets["usage"] :]
+        usage = state.get("usage", [])
         return Answer(
             answer=text,
             evidence=evidence,
-            trajectory=[TrajectoryStep(**s) for s in state.get("trajectory", [])[offsets["trajectory"] :]],
-            video=str(session.index.video_path) if session.index is not None else "",
-            profile=self.settings.profile,
-            thread_id=thread_id,
+            trajectory=[TrajectoryStep(**s) for s in state.get("trajectory", [])],
+            **self._answer_fields(session, thread_id),
             latency_s=round(seconds, 3),
             tokens=TokenUsage(input=sum(u.get("input", 0) for u in usage), output=sum(u.get("output", 0) for u in usage)),
         )
@@ -338,7 +320,7 @@ class VideoAgent:
     def threads(self, video: str | Path) -> list[ThreadInfo]:
         """The conversations kept about ``video``, the most recently changed first. The store keeps
         a thread's latest state only: its first question and its number of questions come from it."""
-        from langchain_core.messages import HumanMessage
+        from .state import is_question
 
         scope = _scope(self.session(video))
         found: dict[str, ThreadInfo] = {}
@@ -346,40 +328,22 @@ class VideoAgent:
             thread_id = item.config["configurable"]["thread_id"].removeprefix(f"{scope}/")
             if thread_id in found:  # listed newest first
                 continue
-            questions = [str(m.content) for m in item.checkpoint["channel_values"].get("messages", []) if isinstance(m, HumanMessage)]
+            questions = [m.text for m in item.checkpoint["channel_values"].get("messages", []) if is_question(m)]
             found[thread_id] = ThreadInfo(thread_id, (questions[0] if questions else "")[:200], len(questions), item.checkpoint["ts"])
         return sorted(found.values(), key=lambda t: t.updated, reverse=True)
 
     def turns(self, video: str | Path, thread_id: str) -> list[tuple[str, Answer]]:
         """The questions and answers of a kept conversation's finished turns, in order, each answer
-        with its evidence and the tool calls that led to it (a turn cut short is left out)."""
-        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-        from ..models.chat_engine import strip_reasoning
+        as it was given, with its evidence and the tool calls that led to it (a turn cut short is left
+        out). They come from the store's transcript (``transcript``): the thread's state keeps only its
+        last turns whole."""
         from .graph import build_graph
-        from .threads import finished_turns
+        from .threads import kept_turns
 
         session = self.session(video)
-        graph = build_graph(self._checkpointer())
         config = _thread_config(session, thread_id)
-        trajectory = [TrajectoryStep(**s) for s in graph.get_state(config).values.get("trajectory", [])]
-        out: list[tuple[str, Answer]] = []
-        question, steps, gathered, used = None, 0, [], 0
-        for message in finished_turns(graph, config):
-            if isinstance(message, HumanMessage):
-                question, steps, gathered = str(message.content), 0, []
-            elif isinstance(message, ToolMessage):
-                steps += 1
-                gathered += [Evidence(**e) for e in (message.artifact or {}).get("evidence", [])]
-            elif isinstance(message, AIMessage) and not (message.tool_calls or message.invalid_tool_calls) and question is not None:
-                text = strip_reasoning(str(message.content))[0]
-                out.append((question, Answer(
-                    answer=text, evidence=_cited(message, gathered, text), trajectory=trajectory[used : used + steps],
-                    video=str(session.index.video_path) if session.index is not None else "", profile=self.settings.profile, thread_id=thread_id,
-                )))
-                used += steps
-                question = None
-        return out
+        kept = kept_turns(build_graph(self._checkpointer()), self._checkpointer(), config, **self._answer_fields(session, thread_id))
+        return [(turn.question, turn.answer) for turn in kept]
 
     def thread_history(self, video: str | Path, thread_id: str) -> list[dict]:
         """The questions and answers of the finished turns of a conversation (see ``Conversation.history``)."""

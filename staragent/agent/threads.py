@@ -8,7 +8,10 @@ per turn, so a thread that kept every checkpoint would grow with the square of i
   transaction (SqliteSaver has no ``prune`` of its own yet), so a thread holds its latest state
   only and grows with what that state holds;
 - the write-ahead log is folded back into the database after each turn, so it does not keep megabytes
-  of old pages.
+  of old pages;
+- the state itself keeps the last few turns whole and earlier ones as question and answer
+  (``compaction``), so it stops growing with the thread; each finished turn is written whole to the
+  transcript (``transcript``) in the transaction that prunes, and reading a thread back reads that.
 
 A turn is whole in the store or not there at all, except where a turn ended early but still wrote
 its state: a Ctrl-C or an error in the middle of a turn (``exit`` saves on the way out), or a thread
@@ -27,6 +30,8 @@ from pathlib import Path
 from ..errors import DiskFull
 from ..faults import marker
 from ..fsutil import out_of_space
+from . import transcript
+from .transcript import KeptTurn
 
 DURABILITY = "exit"
 
@@ -38,6 +43,7 @@ def open_store(path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         saver = SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
         saver.setup()
+        transcript.setup(saver.conn)
     return saver
 
 
@@ -82,10 +88,31 @@ def _cut(graph, config: dict) -> tuple[object | None, list[str]]:
     return None, newer
 
 
-def finished_turns(graph, config: dict) -> list:
-    """The messages of the thread's finished turns (read only: a turn cut short is left out)."""
+def finished_state(graph, config: dict) -> dict:
+    """The thread's newest state that ends a turn, empty when there is none (read only: a turn cut
+    short is left out)."""
     kept, _ = _cut(graph, config)
-    return list(kept.values.get("messages") or []) if kept is not None else []
+    return dict(kept.values) if kept is not None else {}
+
+
+def kept_turns(graph, saver, config: dict, **fields) -> list[KeptTurn]:
+    """Every finished turn of the thread, in order: the transcript, then any finished turn of the
+    state it lacks (a thread an older staragent wrote). ``fields``: see ``transcript.from_state``."""
+    with saver.cursor(transaction=False) as cur:
+        recorded = transcript.read(cur, _thread(config))
+    return [*recorded, *unrecorded(finished_state(graph, config), len(recorded), **fields)]
+
+
+def recorded_count(saver, config: dict) -> int:
+    with saver.cursor(transaction=False) as cur:
+        return transcript.count(cur, _thread(config))
+
+
+def unrecorded(values: dict, recorded: int, **fields) -> list[KeptTurn]:
+    """The finished turns of a thread's state after the ``recorded`` first ones."""
+    if len(transcript.finished(values.get("messages") or [])) <= recorded:
+        return []
+    return transcript.from_state(values, **fields)[recorded:]
 
 
 def repair(graph, saver, config: dict) -> int:
@@ -96,6 +123,8 @@ def repair(graph, saver, config: dict) -> int:
         return 0
     if kept is None:
         saver.delete_thread(_thread(config))
+        with saver.cursor() as cur:
+            transcript.forget(cur, _thread(config))
         return len(newer)
     with saver.cursor() as cur:
         for table in ("writes", "checkpoints"):
@@ -106,11 +135,13 @@ def repair(graph, saver, config: dict) -> int:
     return len(newer)
 
 
-def prune(saver, config: dict) -> None:
-    """Keep only the thread's latest checkpoint (one transaction), then shrink the write-ahead log."""
+def prune(saver, config: dict, first: int = 0, turns: list[KeptTurn] = ()) -> None:
+    """Keep only the thread's latest checkpoint and write ``turns`` to the transcript as its turns
+    ``first``, ... (one transaction), then shrink the write-ahead log."""
     thread = _thread(config)
     marker("turn.saved")
     with saver.cursor() as cur:
+        transcript.write(cur, thread, first, list(turns))
         cur.execute(
             "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
             (thread,),
