@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_faults_servers import cache_with_index
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).parent.parent / "perf"))
 pytestmark = pytest.mark.slow
 
 

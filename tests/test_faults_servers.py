@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "perf"))
 
 pytestmark = pytest.mark.slow
 EXIT_WITHIN_S = 5.0

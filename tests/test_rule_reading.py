@@ -29,6 +29,9 @@ from staragent.timecodes import format_time
         ("there's a little box that pops up around 0:16 - what does it say?", (6.0, 36.0)),
         ("what's on screen at 00:42", (32.0, 62.0)),
         ("The tour starts around 9:30 am, where do we meet?", None),  # a time of day
+        ("a tooltip shows up about 11 seconds in, what's the text?", (1.0, 31.0)),
+        ("what happens in roughly the first minute?", (0.0, 60.0)),
+        ("what happens in the first minutes?", None),  # no count
         ("What happens at 1:75?", None),
     ],
 )
@@ -1779,3 +1782,24 @@ def test_after_pressing_a_button_that_is_up_all_along_the_answer_is_not_looked_f
     final = _converse("After hitting Apply, how long do you have to confirm before it goes back to the old setup?", world, hits, silent=True)
     assert re.search(r"\b30 seconds\b", final.content), final.content
 
+
+
+def test_a_moment_named_decides_over_a_better_match_elsewhere():
+    """"The tooltip over the laptop box, about 11 seconds in": the text that came up at 12 s, not the
+    label "Laptop" the question names, nor a line further on that matches more of its words."""
+    world = [line("extract_scene_text", "ocr", 4.0, 29.0, "Laptop"),
+             line("extract_scene_text", "ocr", 9.0, 27.0, "1280 × 1024 (5:4)"),
+             line("extract_scene_text", "ocr", 12.1, 13.1, "Select a monitor to change its properties"),
+             line("extract_scene_text", "ocr", 24.0, 29.0, "Laptop box tooltip mouse")]
+    final = _converse("theres a tooltip when the mouse hovers over the laptop box, about 11 seconds in. what's the text?", world, [], silent=True)
+    assert "Select a monitor" in final.content, final.content
+
+
+def test_sound_or_silence_over_a_part_is_answered_with_what_is_heard():
+    world = [line("extract_scene_text", "ocr", 500.0, 560.0, "Directed by Sacha Goedegebure"),
+             line("detect_audio_events", "audio", 500.0, 530.0, "Music"),
+             line("detect_audio_events", "audio", 530.0, 536.0, "silence: 6.0 s of silence")]
+    world[1] = world[1].model_copy(update={"score": 0.8})
+    hits = [_hit(500.0, 560.0, world[0], score=0.8)]
+    final = _converse("Is there anything playing under the end credits, or is it silent?", world, hits)
+    assert re.match(r"yes\b", final.content, re.I) and "Music" in final.content, final.content

@@ -809,6 +809,22 @@ def _no_speech_anywhere(turn: Turn) -> tuple[str, list[Evidence]] | None:
     return f"No: nobody speaks anywhere in this video (no speech was found from start to end).{instead}", heard
 
 
+def _sound_or_silence(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """"Is anything playing under the credits, or is it silent?": yes, and what, when a named sound was
+    heard in the stretch listened to; no, when only silence was."""
+    q = turn.question
+    if q.wh != "yesno" or "audio" not in q.wants or not q.names_silence:
+        return None
+    heard = [e for e in turn.evidence() if e.modality == "audio" and e.source != SEARCH]
+    if not heard:
+        return None
+    named = sorted((e for e in heard if named_sound(e) and sound_kind(e) not in ("silence", "speech")), key=lambda e: -(e.score or 0.0))
+    if named:
+        return "Yes, it is not silent: " + " ".join(sentences(sorted(named[:2], key=lambda e: e.start), q)), named[:2]
+    hushed = [e for e in heard if sound_kind(e) == "silence"]
+    return ("No: only silence is heard there. " + " ".join(sentences(hushed[:1], q))).strip(), hushed[:1]
+
+
 def _nothing_heard(turn: Turn) -> str | None:
     """For a question about sounds: that the video has no audio track, when the sound tool said so,
     rather than some text that shares a word with the question. Speech asked for with the sounds
@@ -960,6 +976,18 @@ def _listing(turn: Turn, span: Span, scored: list[Scored]) -> list[Evidence]:
     return sorted(inside, key=lambda e: (e.start, e.modality))[:LISTED]
 
 
+def _near(e: Evidence, moment: float) -> bool:
+    """Whether ``e`` is up at ``moment`` or came up near it: a best match elsewhere is not what a
+    question pointing at that moment asks about."""
+    return e.start - CAME_UP_NEAR <= moment < e.end + CAME_UP_NEAR
+
+
+def _says_more(scored: list[Scored], q) -> bool:
+    """Whether the best line says something beyond the question's words: "Laptop" for "the tooltip
+    over the laptop box" names what is pointed at, not what is asked."""
+    return bool(scored) and bool(tokenize(beyond_question(scored[0].evidence.text, q)))
+
+
 def _subject_held(turn: Turn) -> bool:
     """Whether a line read this turn holds a word of what the question is about: "the tooltip around
     0:16" names nothing the video holds, so what is there at 0:16 answers it."""
@@ -967,16 +995,27 @@ def _subject_held(turn: Turn) -> bool:
     return bool(wanted) and any(matched(wanted, set(tokenize(heard_words(e)))) for e in turn.evidence())
 
 
+CAME_UP_NEAR = 2.0
+"""seconds from a named moment within which a line that came up is what the moment shows ("about 11
+seconds in": the tooltip that came up at 12 s)"""
+
+
 def _at_moment(moment: float, scored: list[Scored]) -> list[Evidence]:
-    """What was on screen, said or heard at ``moment``: each kind's line spanning it, the one that came
-    up closest to it first (what pops up then, not what stays up all along), else the nearest."""
+    """What was on screen, said or heard at ``moment``, one line of each kind: first what came up
+    near it (nearest first; not text read again), then what was up across it, else the nearest."""
+
+    def order(e: Evidence, lines: list[Evidence]) -> tuple:
+        if abs(e.start - moment) <= CAME_UP_NEAR and not _read_again(e, lines):
+            return (0, abs(e.start - moment))
+        if e.start <= moment < e.end:
+            return (1, moment - e.start)
+        return (2, min(abs(e.start - moment), abs(e.end - moment)))
+
     chosen = []
     for modality in dict.fromkeys(s.evidence.modality for s in scored):
         lines = [s.evidence for s in scored if s.evidence.modality == modality and s.evidence.source != SEARCH]
         if lines:
-            # a moment is named to the second: a line up within that second spans it
-            chosen.append(min(lines, key=lambda e: (0, _read_again(e, lines), abs(e.start - moment)) if e.start < moment + 1.0 and moment < e.end
-                              else (1, False, min(abs(e.start - moment), abs(e.end - moment)))))
+            chosen.append(min(lines, key=lambda e: order(e, lines)))
     return chosen
 
 
@@ -1030,7 +1069,7 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         return counted
     if q.count == "parts" and (counted := _count_parts(turn)):
         return counted
-    if silent := _no_speech_anywhere(turn):
+    if silent := _no_speech_anywhere(turn) or _sound_or_silence(turn):
         return silent
     if said := _nothing_said(turn) or _nothing_heard(turn):
         return said, []
@@ -1062,7 +1101,8 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         return moment
     if q.time_range is not None and q.moment is None and not q.subject and q.operation is None:
         cited = _listing(turn, focus[0] if focus else q.time_range, scored)
-    elif q.moment is not None and not _subject_held(turn) and "audio" not in q.wants:  # sounds are ranked by salience and nearness
+    elif q.moment is not None and not (_subject_held(turn) and _says_more(scored, q) and _near(scored[0].evidence, q.moment)) \
+            and "audio" not in q.wants:  # sounds: by salience and nearness
         cited = _at_moment(q.moment, scored)
     else:
         cited = (_relative(turn, scored) if q.relation and focus and not q.relation_to else []) or choose(turn, scored)

@@ -156,11 +156,14 @@ _VIDEO_POINT = re.compile(
     # "around 0:16", "at 00:42": no time of day is written with a zero hour, and "around" a clock time
     # is how a viewer points into the video ("at 9:00" may be a schedule's, "around 9:00" rarely is)
     rf"\b(?:around|near|about|approximately|roughly)\s+(?:the\s+)?({_CLOCK})(?!\s*(?:am|pm|a\.m|p\.m|o'?clock)\b)|"
-    rf"\b(?:at|by)\s+(?:the\s+)?(0?0:\d{{2}}(?::\d{{2}})?)\b",
+    rf"\b(?:at|by)\s+(?:the\s+)?(0?0:\d{{2}}(?::\d{{2}})?)\b|"
+    # "about 11 seconds in", "at the 40 second mark": a count of seconds into the video
+    rf"\b(\d{{1,4}})\s*(?:s|sec|secs|seconds?)\s+(?:in|into)\b|\b(\d{{1,4}})[\s-]*(?:s|sec|second)\s+mark\b",
     re.I,
 )
 _MINUTE = re.compile(r"\b(?:at|around|in|during)\s+(?:the\s+)?minute\s+(\d+)|\b(\d+)\s+minutes?\s+(?:in|into)\b", re.I)
-_FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+|" + "|".join(NUMBER_WORDS) + r")\s+(seconds?|minutes?)\b", re.I)
+_FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+|" + "|".join(NUMBER_WORDS) + r"|)\s*(seconds?|minutes?)\b", re.I)
+""""the first 2 minutes", "the last thirty seconds", "the first minute" (one)"""
 ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight", "height", "speed", "score", "sales",
                    "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
 DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes run runs seconds minutes hours stay stays remain remains"))
@@ -682,7 +685,7 @@ def _operands(text: str) -> list[str]:
 
 
 def _amount(word: str) -> int:
-    return int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
+    return 1 if not word else int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
 
 
 def _video_time(text: str) -> tuple[tuple[float, float] | None, float | None]:
@@ -703,7 +706,7 @@ def _video_time(text: str) -> tuple[tuple[float, float] | None, float | None]:
     if m := _MINUTE.search(text):
         minute = int(m[1] or m[2])
         return (minute * 60.0, minute * 60.0 + 60), None
-    if m := _FIRST_LAST.search(text):
+    if (m := _FIRST_LAST.search(text)) and (m[2] or not m[3].lower().endswith("s")):  # "the first minutes": no count
         amount = _amount(m[2]) * (60 if m[3].lower().startswith("minute") else 1)
         return ((0.0, float(amount)) if m[1].lower() == "first" else (-float(amount), 0.0)), None
     return None, None
@@ -960,7 +963,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if (words & OCR_WORDS - ({"dialog", "dialogue"} if spoken_dialogue else set()) or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
     credited = bool(words & {"credit", "credits", "credited", "crediting"})  # "the music credit": a role written on screen, not a sound
-    if sound_words(bare) and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and not credited:
+    # "is anything playing under the credits, or is it silent?": over the credits, a question of sound
+    if sound_words(bare) and _answer_type(bare_lower) not in NOT_HEARD and not words & SUNG_WORDS and (not credited or words & SILENCE_WORDS):
         wants.add("audio")
     if words & VISUAL_WORDS or re.search(r"what (?:happens|is happening)|describe the", bare_lower):
         wants.add("visual")
