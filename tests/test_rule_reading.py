@@ -1756,16 +1756,28 @@ def test_asked_when_a_named_thing_happens_the_line_naming_all_of_it_outranks_one
     assert rank(q, lines, duration=37.0)[0].evidence.text == "Mirror displays"
 
 
-def test_what_pops_up_at_a_moment_is_what_came_up_then_not_what_stayed_or_was_read_again():
-    """"A little box pops up around 0:16 - what does it say?": of the lines on screen at 0:16, the one
-    that came up then; a label read again with other letters and the window behind are not it."""
-    world = [line("extract_scene_text", "ocr", 4.0, 36.0, "Displays"),
-             line("extract_scene_text", "ocr", 9.0, 27.0, "1280 × 1024 (5:4)"),
-             line("extract_scene_text", "ocr", 6.0, 16.0, "Acer Technologies17"),
-             line("extract_scene_text", "ocr", 16.1, 19.0, "AcerTechrgies17"),
-             line("extract_scene_text", "ocr", 16.1, 18.0, "Drag to change primary display.")]
-    final = _converse("there's a little box that pops up around 0:16 - what does it say?", world, [], silent=True)
-    assert "Drag to change primary display" in final.content, final.content
+_SCREEN = "extract_scene_text"
+
+
+@pytest.mark.parametrize(
+    "question, shown, expected",
+    [
+        # of the lines on screen at 0:16, the one that came up then: not a label read again with other
+        # letters, nor the window behind
+        ("there's a little box that pops up around 0:16 - what does it say?",
+         [(4.0, 36.0, "Displays"), (9.0, 27.0, "1280 × 1024 (5:4)"), (6.0, 16.0, "Acer Technologies17"),
+          (16.1, 19.0, "AcerTechrgies17"), (16.1, 18.0, "Drag to change primary display.")], "Drag to change primary display"),
+        # the text that came up near the moment, not the label the question names, nor a line further on
+        # that matches more of its words
+        ("theres a tooltip when the mouse hovers over the laptop box, about 11 seconds in. what's the text?",
+         [(4.0, 29.0, "Laptop"), (9.0, 27.0, "1280 × 1024 (5:4)"), (12.1, 13.1, "Select a monitor to change its properties"),
+          (24.0, 29.0, "Laptop box tooltip mouse")], "Select a monitor"),
+    ],
+)
+def test_what_comes_up_at_a_named_moment_answers_it(question, shown, expected):
+    world = [line(_SCREEN, "ocr", start, end, text) for start, end, text in shown]
+    final = _converse(question, world, [], silent=True)
+    assert expected in final.content, final.content
 
 
 def test_after_pressing_a_button_that_is_up_all_along_the_answer_is_not_looked_for_past_its_end():
@@ -1781,18 +1793,6 @@ def test_after_pressing_a_button_that_is_up_all_along_the_answer_is_not_looked_f
 
     final = _converse("After hitting Apply, how long do you have to confirm before it goes back to the old setup?", world, hits, silent=True)
     assert re.search(r"\b30 seconds\b", final.content), final.content
-
-
-
-def test_a_moment_named_decides_over_a_better_match_elsewhere():
-    """"The tooltip over the laptop box, about 11 seconds in": the text that came up at 12 s, not the
-    label "Laptop" the question names, nor a line further on that matches more of its words."""
-    world = [line("extract_scene_text", "ocr", 4.0, 29.0, "Laptop"),
-             line("extract_scene_text", "ocr", 9.0, 27.0, "1280 × 1024 (5:4)"),
-             line("extract_scene_text", "ocr", 12.1, 13.1, "Select a monitor to change its properties"),
-             line("extract_scene_text", "ocr", 24.0, 29.0, "Laptop box tooltip mouse")]
-    final = _converse("theres a tooltip when the mouse hovers over the laptop box, about 11 seconds in. what's the text?", world, [], silent=True)
-    assert "Select a monitor" in final.content, final.content
 
 
 def test_sound_or_silence_over_a_part_is_answered_with_what_is_heard():
