@@ -1803,3 +1803,23 @@ def test_sound_or_silence_over_a_part_is_answered_with_what_is_heard():
     hits = [_hit(500.0, 560.0, world[0], score=0.8)]
     final = _converse("Is there anything playing under the end credits, or is it silent?", world, hits)
     assert re.match(r"yes\b", final.content, re.I) and "Music" in final.content, final.content
+
+
+@pytest.mark.parametrize(
+    "question, wh, moment",
+    [
+        ("when the popup comes up, which option do they pick?", "which", False),
+        ("when they search theres a file under 'recent items' - whats it called?", "what", False),
+        ("when does the popup come up?", "when", True),
+    ],
+)
+def test_an_opening_when_clause_places_the_question_and_the_question_follows_it(question, wh, moment):
+    q = analyse(question)
+    assert (q.wh, q.asks_moment) == (wh, moment)
+
+
+def test_the_line_under_a_quoted_heading_answers_what_is_under_it():
+    world = [line(_SCREEN, "ocr", 2.0, 4.0, "RECENT ITEMS"), line(_SCREEN, "ocr", 2.0, 4.0, "display-2monitors.page"),
+             line(_SCREEN, "ocr", 0.0, 37.0, "Activities")]
+    final = _converse("when they search theres a file under 'recent items' - whats it called?", world, [_hit(2.0, 4.0, world[0], world[1])])
+    assert "display-2monitors" in final.content, final.content

@@ -244,6 +244,9 @@ _SAID_PART = re.compile(
     r"discuss(?:es|ed|ing)?|explain(?:s|ed|ing)?|describ(?:es|ed|ing))\s+(?P<what>.+)$",
     re.I,
 )
+# "when they search, what is the file called?": a clause that places the question, then the question
+_WHEN_CLAUSE = re.compile(r"^\s*(?:and\s+|so\s+|ok\s+)?(?:when|once|whenever|as soon as)\b[^?]*?(?:,|\s[-–—:])\s*(?:then\s+|so\s+)?"
+                          r"(?=(?:what(?:'?s)?|which|who|whose|how|where)\b)", re.I)
 _MOMENT_ASK = re.compile(
     r"^\s*(?:and\s+)?(?:when\b|at what (?:time|point|moment|minute|second)\b|at which (?:point|moment|time)\b|what time (?:in the video|into)\b|"
     r"how (?:far|long) into\b|what(?:'s| is) the timestamp\b|where in the (?:video|clip|film)\b)",
@@ -541,6 +544,13 @@ _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)
 _WH_CLAUSE = re.compile(r"^\s*(?:and\s+)?(?:what|which|who|whose|how)\b")
 
 
+def _after_clause(text: str) -> str:
+    """The question after an opening "when ..." clause that only places it ("when the popup comes up,
+    which option do they pick?" asks which option), else the whole text."""
+    m = _WHEN_CLAUSE.match(text)
+    return text[m.end():] if m else text
+
+
 def _answer_type(lower: str) -> str | None:
     if _WHAT_SOUND.search(lower):
         return None  # the sound itself is the answer: its label or its description, not a name or a time
@@ -556,6 +566,7 @@ def _wh(lower: str) -> str:
     lower = re.sub(r"^\s*(?:and|so|but|also|ok|okay|now|then)[,\s]+", "", lower)
     first = re.match(r"\s*(?:in|on|at|for|from|to|by|with|under|according to [^,]+,)?\s*(\w+)", lower)
     word = first[1] if first else ""
+    word = {"whats": "what", "whos": "who", "wheres": "where", "hows": "how", "whens": "when"}.get(word, word)  # typed without the apostrophe
     if word in ("who", "whom", "whose"):
         return "who"
     if word in ("when", "where", "why", "which", "what", "how"):
@@ -985,8 +996,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         text=text,
         keywords=keywords,
         wants=wants,
-        answer_type=_answer_type(bare_lower),
-        wh=_wh(bare_lower),
+        answer_type=_answer_type(_after_clause(bare_lower)),
+        wh=_wh(_after_clause(bare_lower)),
         operation=operation if intent is None else None,
         operands=_operands(text) if operation and intent is None else [],
         time_range=time_range,
@@ -1034,7 +1045,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.position, question.keywords = "start", _without(question.keywords, placed[0])
     elif placed := _POSITION_END.search(bare):
         question.position, question.keywords = "end", _without(question.keywords, placed[0])
-    question.asks_moment = bool(_MOMENT_ASK.search(bare)) and question.answer_type not in ("time", "date")
+    question.asks_moment = bool(_MOMENT_ASK.search(_after_clause(bare))) and question.answer_type not in ("time", "date")
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
         question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"
