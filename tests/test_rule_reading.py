@@ -1823,3 +1823,16 @@ def test_the_line_under_a_quoted_heading_answers_what_is_under_it():
              line(_SCREEN, "ocr", 0.0, 37.0, "Activities")]
     final = _converse("when they search theres a file under 'recent items' - whats it called?", world, [_hit(2.0, 4.0, world[0], world[1])])
     assert "display-2monitors" in final.content, final.content
+
+
+@pytest.mark.parametrize(
+    "question, topic",
+    [
+        ("how many seconds in does the big title logo come up?", {"big", "title", "logo"}),
+        ("how far in does the title card pop up?", {"title", "card"}),
+    ],
+)
+def test_the_form_of_a_question_for_a_moment_is_no_part_of_its_topic(question, topic):
+    q = analyse(question)
+    assert q.asks_moment and q.answer_type == "when"
+    assert topic <= {w.lower() for w in q.keywords} and not {"seconds", "far", "many"} & {w.lower() for w in q.keywords}

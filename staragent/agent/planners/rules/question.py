@@ -249,7 +249,7 @@ _WHEN_CLAUSE = re.compile(r"^\s*(?:and\s+|so\s+|ok\s+)?(?:when|once|whenever|as 
                           r"(?=(?:what(?:'?s)?|which|who|whose|how|where)\b)", re.I)
 _MOMENT_ASK = re.compile(
     r"^\s*(?:and\s+)?(?:when\b|at what (?:time|point|moment|minute|second)\b|at which (?:point|moment|time)\b|what time (?:in the video|into)\b|"
-    r"how (?:far|long) into\b|what(?:'s| is) the timestamp\b|where in the (?:video|clip|film)\b)",
+    r"how far (?:in|into)\b|how long into\b|how many (?:seconds|minutes|secs|mins) (?:in|into)\b|what(?:'s| is) the timestamp\b|where in the (?:video|clip|film)\b)",
     re.I,
 )
 _START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|opens|opened|appear|appears|appeared|come up|comes up|"
@@ -1045,7 +1045,11 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.position, question.keywords = "start", _without(question.keywords, placed[0])
     elif placed := _POSITION_END.search(bare):
         question.position, question.keywords = "end", _without(question.keywords, placed[0])
-    question.asks_moment = bool(_MOMENT_ASK.search(_after_clause(bare))) and question.answer_type not in ("time", "date")
+    question.asks_moment = bool(asked := _MOMENT_ASK.search(_after_clause(bare))) and question.answer_type not in ("time", "date")
+    if question.asks_moment:
+        # "how many seconds in", "how far into": the form of a question for a moment, no words of its topic
+        question.keywords = _without(question.keywords, asked[0])
+        question.answer_type = "when" if question.answer_type in (None, "number", "count", "duration") else question.answer_type
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
         question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"
