@@ -1836,3 +1836,17 @@ def test_the_form_of_a_question_for_a_moment_is_no_part_of_its_topic(question, t
     q = analyse(question)
     assert q.asks_moment and q.answer_type == "when"
     assert topic <= {w.lower() for w in q.keywords} and not {"seconds", "far", "many"} & {w.lower() for w in q.keywords}
+
+
+def test_the_names_on_a_card_the_question_quotes_are_counted_there():
+    """"How many people are named on the 'Peach Open Movie Team' card?": the quoted card is where to
+    count, though its title says nothing beyond the quote; a title sharing some of its words is not it."""
+    names = ["Sacha Goedegebure", "Andreas Goralczyk", "Enrico Valenza", "Nathan Vegdahl"]
+    world = [line(_SCREEN, "ocr", 20.0, 24.0, "THE PEACH OPEN MOVIE PROJECT"), line(_SCREEN, "ocr", 490.0, 494.0, "Peach Open Movie Team"),
+             *(line(_SCREEN, "ocr", 490.0, 494.0, name) for name in names)]
+
+    def hits(query):
+        return [_hit(490.0, 494.0, *world[1:], score=0.8), _hit(20.0, 24.0, world[0], score=0.7)]
+
+    final = _converse("How many people are named on the 'Peach Open Movie Team' card?", world, hits)
+    assert re.search(r"\b(4|four)\b", final.content), final.content

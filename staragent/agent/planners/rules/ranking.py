@@ -371,12 +371,12 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         share = max(share, 0.3)
     if q.besides and (aside := set(tokenize(q.besides))) and matched(aside, toks) == aside:
         score -= 0.8  # "besides the best of times, what else ...": the line the question sets aside
-    restates = not tokenize(news) and not q.asks_moment and q.wh != "yesno"
+    restates = not tokenize(news) and not q.asks_moment and q.wh != "yesno" and not q.count  # a count is of the part the quote names
     for quote in q.quoted:
         found = quote_share(quote, e.text)
         if found >= 0.6:
             # a line that is only the quoted words is where to look ("the file under 'recent items'"), not
-            # what is asked, unless the question asks when it is or whether it is there
+            # what is asked, unless the question asks when it is, whether it is there, or how many it holds
             score += 0.0 if restates else 1.5 * found
             share = max(share, found)
     if (q.time_range or q.relation) and e.source != "cross_modal_search" and (not q.wants or e.modality in q.wants):
