@@ -29,8 +29,7 @@ from staragent.agent.reader import read_for_model
 
 # Absolute imports: LangGraph's server (langgraph.json) loads this file by path, not as a package member.
 from staragent.agent.session import Session
-from staragent.agent.state import CHECK, AgentState, call_key
-from staragent.agent.state import is_question as _asked
+from staragent.agent.state import CHECK, AgentState, call_key, is_question
 from staragent.errors import StarAgentError, ToolError
 from staragent.faults import marker
 from staragent.schema import Evidence, TokenUsage, TrajectoryStep
@@ -61,7 +60,7 @@ class AgentContext:
 def _turn(messages: list) -> tuple[str, list]:
     """The question of the current turn (the user's last own message) and the messages after it."""
     for i in range(len(messages) - 1, -1, -1):
-        if _asked(messages[i]):
+        if is_question(messages[i]):
             return messages[i].text, messages[i + 1 :]
     return "", list(messages)
 
@@ -109,7 +108,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 def _previous_question(messages: list, question: str) -> str | None:
     """The user's question of the turn before this one, for a follow-up."""
-    asked = [m.text for m in messages if _asked(m)]
+    asked = [m.text for m in messages if is_question(m)]
     return asked[-2] if len(asked) >= 2 and asked[-1] == question else None
 
 

@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Sequence
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from staragent.agent.threads import OLDER_CHECKPOINTS  # absolute: the server loads this file by path
+
 SERVER_DB = "server_chats.sqlite"
 
 
@@ -38,10 +40,8 @@ class LatestOnlySaver(AsyncSqliteSaver):
 
     async def _drop_older(self, thread: str, ns: str, newest: str) -> None:
         async with self.lock:
-            for table in ("writes", "checkpoints"):
-                await self.conn.execute(
-                    f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id != ?", (str(thread), ns, newest)
-                )
+            for statement in OLDER_CHECKPOINTS:
+                await self.conn.execute(statement, (str(thread), ns, newest))
             await self.conn.commit()
 
 

@@ -34,6 +34,11 @@ from . import transcript
 from .transcript import KeptTurn
 
 DURABILITY = "exit"
+OLDER_CHECKPOINTS = tuple(
+    f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id != ?" for table in ("writes", "checkpoints")
+)
+"""what drops a thread's checkpoints (and their pending writes) but the one named, in SqliteSaver's tables;
+the LangGraph server's store (``server_store``) prunes with it too"""
 
 
 def open_store(path: Path):
@@ -149,8 +154,8 @@ def prune(saver, config: dict, first: int = 0, turns: list[KeptTurn] = ()) -> No
         row = cur.fetchone()
         if row is None:
             return
-        for table in ("writes", "checkpoints"):
-            cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id != ?", (thread, row[0]))
+        for statement in OLDER_CHECKPOINTS:
+            cur.execute(statement, (thread, "", row[0]))
     # Another process reading the store can keep the log from shrinking: it shrinks next time.
     with saver.lock, contextlib.suppress(sqlite3.OperationalError):
         saver.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -15,7 +15,7 @@ from difflib import SequenceMatcher
 
 from ....index.text import tokenize
 from ....schema import Evidence
-from ....timecodes import clock_range, format_range, format_time
+from ....timecodes import format_range, format_time
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
@@ -31,6 +31,7 @@ from .focus import (
     ranges_read,
     standout_span,
     whole_read,
+    whole_reads,
 )
 from .intents import intent_answer
 from .layout import boxes_of, popped_up
@@ -799,8 +800,7 @@ def _no_speech_anywhere(turn: Turn) -> tuple[str, list[Evidence]] | None:
     q = turn.question
     if q.wh != "yesno" or "speech" not in q.wants or not turn.duration or _speech_lines(turn):
         return None
-    whole = clock_range(0.0, turn.duration)
-    read = [s.result for s in turn.called(SPEECH) if (s.args or {}).get("timestamp") == whole and s.result]
+    read = whole_reads(turn, SPEECH)
     if not read or not any(r.get("audio_track", True) for r in read):
         return None  # not read whole, or no audio track (said as such below)
     heard = sorted((e for e in turn.evidence() if e.modality == "audio" and e.source != SEARCH and named_sound(e)),

@@ -9,7 +9,7 @@ import re
 
 from ....errors import StarAgentError
 from ....index.text import tokenize
-from ....timecodes import parse_range
+from ....timecodes import clock_range, parse_range
 from ....tools.summary import parts_of
 from ....words import kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
@@ -357,6 +357,12 @@ def ranges_read(turn: Turn, tools: tuple[str, ...] = RANGE_TOOLS) -> dict[str, l
             except Exception:  # noqa: BLE001 - a malformed range was already answered with an error
                 continue
     return spans
+
+
+def whole_reads(turn: Turn, tool: str) -> list[dict]:
+    """The results of ``tool``'s calls this turn over the whole video."""
+    whole = clock_range(0.0, turn.duration) if turn.duration else None
+    return [s.result for s in turn.called(tool) if s.result and whole is not None and (s.args or {}).get("timestamp") == whole]
 
 
 def covered(span: Span, read: list[Span]) -> bool:

@@ -40,6 +40,7 @@ from .focus import (
     ranges_read,
     shift,
     whole_read,
+    whole_reads,
 )
 from .intents import intent_calls
 from .question import NOT_HEARD, SOUND_TOKENS, Question, named_sounds
@@ -233,7 +234,4 @@ def _whole_speech_read(turn: Turn, tools: set[str]) -> dict | None:
         return None
     if not any(s.result.get("audio_track", True) for s in said):
         return None  # no audio track at all: that is the answer already
-    whole = clock_range(0.0, turn.duration)
-    if any((s.args or {}).get("timestamp") == whole for s in said):
-        return None
-    return call(SPEECH, timestamp=whole)
+    return None if whole_reads(turn, SPEECH) else call(SPEECH, timestamp=clock_range(0.0, turn.duration))

@@ -992,12 +992,13 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         relation = relation_to = between = None  # "is the speech before or after the poem?": both are found, then put in order
     if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
         relation_to = next((q for q in quoted if text[m.end() - 1 :].lstrip("'\"“‘").startswith(q)), relation_to)
+    asked_lower = _after_clause(bare_lower)  # the question proper, after any "when ...," that places it
     question = Question(
         text=text,
         keywords=keywords,
         wants=wants,
-        answer_type=_answer_type(_after_clause(bare_lower)),
-        wh=_wh(_after_clause(bare_lower)),
+        answer_type=_answer_type(asked_lower),
+        wh=_wh(asked_lower),
         operation=operation if intent is None else None,
         operands=_operands(text) if operation and intent is None else [],
         time_range=time_range,
@@ -1045,7 +1046,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.position, question.keywords = "start", _without(question.keywords, placed[0])
     elif placed := _POSITION_END.search(bare):
         question.position, question.keywords = "end", _without(question.keywords, placed[0])
-    question.asks_moment = bool(asked := _MOMENT_ASK.search(_after_clause(bare))) and question.answer_type not in ("time", "date")
+    question.asks_moment = bool(asked := _MOMENT_ASK.search(asked_lower)) and question.answer_type not in ("time", "date")
     if question.asks_moment:
         # "how many seconds in", "how far into": the form of a question for a moment, no words of its topic
         question.keywords = _without(question.keywords, asked[0])

@@ -347,6 +347,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     share = weighted(matched(wanted, toks), weights)
     around = weighted(matched(wanted, toks | context), weights)
     news = beyond_question(e.text, q)
+    says_more = bool(tokenize(news))
     # a moment of the video asked for: a time written on screen answers it only when it is about what is
     # asked ("First shift: 06:45"), not a clock in the corner
     typed = answers_type(e.text, news, q) and not (q.asks_moment and share == 0)
@@ -354,15 +355,15 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     score += 0.15 if e.modality in q.wants else 0.0
     label = LABEL.match(e.text)
     label_words = set(tokenize(label[1])) if label else set()
-    if e.modality == "ocr" and label_words and tokenize(news) and matched(label_words, wanted) == label_words:
+    if e.modality == "ocr" and label_words and says_more and matched(label_words, wanted) == label_words:
         score += 0.5  # "How long does the battery last?" -> "Battery: 26 hours"
-    elif q.asked_for and e.modality != "audio" and tokenize(news) and matched(set(tokenize(q.asked_for)), toks):
+    elif q.asked_for and e.modality != "audio" and says_more and matched(set(tokenize(q.asked_for)), toks):
         score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
     if matched(wanted, button_action(q, e)):
         score += 0.5  # "which button saves the changes?": a label that does what the question says ("Apply")
     elif q.asked_for == "button" and e.modality == "ocr" and (len(e.text.split()) > BUTTON_WORDS or e.text.rstrip().endswith("?")):
         score -= 0.3  # a button's label is a few words, and no question ("Does the display look OK?")
-    if not tokenize(news) and not q.asks_moment:
+    if not says_more and not q.asks_moment:
         score -= 0.4  # a line that only restates the question says nothing, unless its time is what is asked
     elif stray_sign(e.text):
         score -= 0.4  # "Q", "x": an icon read as a letter
@@ -371,7 +372,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         share = max(share, 0.3)
     if q.besides and (aside := set(tokenize(q.besides))) and matched(aside, toks) == aside:
         score -= 0.8  # "besides the best of times, what else ...": the line the question sets aside
-    restates = not tokenize(news) and not q.asks_moment and q.wh != "yesno" and not q.count  # a count is of the part the quote names
+    restates = not says_more and not q.asks_moment and q.wh != "yesno" and not q.count  # a count is of the part the quote names
     for quote in q.quoted:
         found = quote_share(quote, e.text)
         if found >= 0.6:
