@@ -83,7 +83,6 @@ def asr(media: Path, reference: Path, configs=ASR_CONFIGS) -> list[dict]:
     """Each (model, beam) transcribing ``media`` the way the speech stage does."""
     from staragent.index.subtitles import parse_subtitles
     from staragent.media import SAMPLE_RATE, load_audio
-    from staragent.models.asr import chunk_spans
     from staragent.models.pool import ModelPool
 
     audio = load_audio(media)
@@ -94,9 +93,9 @@ def asr(media: Path, reference: Path, configs=ASR_CONFIGS) -> list[dict]:
     for model, beam in configs:
         pool = ModelPool(_settings(asr_model=model, asr_beam_size=beam))
         recognizer = pool.get("asr")
-        chunks = chunk_spans(spans, max_len=recognizer.chunk_seconds, max_gap=recognizer.chunk_gap)
+        windows, group = recognizer.windows(spans), recognizer.batch_size
         with Clock() as clock:
-            lines = [line for i in range(0, len(chunks), recognizer.batch_size) for line in recognizer.transcribe(audio, chunks[i : i + recognizer.batch_size])]
+            lines = [line for i in range(0, len(windows), group) for line in recognizer.transcribe(audio, [p for w in windows[i : i + group] for p in w])]
         minutes = len(audio) / SAMPLE_RATE / 60
         rows.append({
             "model": model, "beam": beam, "wer": round(word_error_rate(truth, words_of(" ".join(x.text for x in lines))), 4),

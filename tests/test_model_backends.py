@@ -45,16 +45,61 @@ def test_faster_whisper_transcribes_speech_spans_in_batches(pool, tiny):
     forward = asr._pipeline.forward
     asr._pipeline.forward = lambda features, *a, **k: sizes.append(len(features)) or forward(features, *a, **k)
     try:
-        spans = [(0.5 + 6 * i, 2.5 + 6 * i) for i in range(6)]  # gaps too long to join
-        lines = asr.transcribe(voice(37.0), spans)
+        long_spans = [(0.5 + 24 * i, 18.5 + 24 * i) for i in range(6)]  # two never share a 30 s window
+        long_lines = asr.transcribe(voice(145.0), long_spans)
+        short_spans = [(0.5 + 6 * i, 2.5 + 6 * i) for i in range(12)]  # gaps too long to join as they are
+        short_lines = asr.transcribe(voice(73.0), short_spans)
     finally:
         asr._pipeline.forward = forward
-    assert sizes == [4, 2]  # six speech chunks, four per forward pass
-    assert lines, "the tiny model always says something"
-    for line in lines:
-        assert 0.4 <= line.start <= line.end <= 32.6 and line.source == asr.name and line.language
-        assert all(line.start - 0.05 <= w.start <= w.end <= line.end + 0.05 for w in line.words or [])
+    assert sizes == [4, 2, 2]  # six long spans, four windows per forward pass; twelve short ones packed into two windows
+    for lines, spans in ((long_lines, long_spans), (short_lines, short_spans)):
+        assert lines, "the tiny model always says something"
+        for line in lines:  # times are the video's, whatever window the words were heard in
+            assert line.source == asr.name and line.language and line.start <= line.end
+            for w in line.words or []:
+                assert any(a - 0.05 <= w.start <= w.end <= b + 0.05 for a, b in spans), (w, spans)
     assert asr.transcribe(voice(3.0), []) == []
+
+
+def test_speech_windows_pack_every_span_once_into_as_few_windows_as_fit():
+    from staragent.models.asr import chunk_spans, speech_windows
+
+    rng = np.random.default_rng(3)
+    spans, t = [], 0.0
+    for _ in range(200):  # sentences of 0.5-40 s, pauses of 0.1-9 s
+        t += float(rng.uniform(0.1, 9.0))
+        length = float(rng.uniform(0.5, 40.0))
+        spans.append((t, t + length))
+        t += length
+    windows = speech_windows(spans, max_len=28.0, max_gap=2.0, separator=0.5)
+    pieces = [p for w in windows for p in w]
+    assert pieces == sorted(pieces) and all(b - a > 0 for a, b in pieces)
+    for w in windows:  # what one window hears, the silences between its pieces included, fits in it
+        assert sum(b - a for a, b in w) + 0.5 * (len(w) - 1) <= 28.0 + 1e-9
+    for a, b in spans:  # every second of speech is in exactly one piece
+        assert sum(max(0.0, min(b, d) - max(a, c)) for c, d in pieces) == pytest.approx(b - a)
+    assert len(windows) < len(chunk_spans(spans, max_len=28.0, max_gap=2.0))
+
+
+def test_speech_a_packed_window_ended_early_on_is_heard_again_alone(pool, monkeypatch):
+    from staragent.records import SpeechLine, Word
+
+    asr = pool.get("asr")
+    calls = []
+
+    def decode(audio, windows, options):  # stands in for a model that stops after a window's first piece
+        calls.append(windows)
+        lines = []
+        for window in windows:
+            a, b = window[0]
+            lines.append(SpeechLine(start=a, end=b, text=f"heard {a:g}", source=asr.name, words=[Word(start=a, end=b, text=f"heard {a:g}")]))
+        return lines
+
+    monkeypatch.setattr(asr, "_decode", decode)
+    spans = [(1.0, 9.0), (12.0, 20.0), (30.0, 31.0)]  # one window: the second piece is never heard in it
+    lines = asr.transcribe(voice(40.0), spans)
+    assert calls[0] == [spans] and calls[1] == [[(12.0, 20.0)]]  # the short third piece is not worth a second pass
+    assert [line.text for line in lines] == ["heard 1", "heard 12"]
 
 
 def test_whisper_detects_the_language_and_refines_or_translates_a_range(pool):

@@ -23,6 +23,29 @@ def chunk_spans(spans: list[tuple[float, float]], max_len: float = 20.0, max_gap
     return [(a, b) for a, b in chunks]
 
 
+def speech_windows(spans: list[tuple[float, float]], max_len: float, max_gap: float, separator: float) -> list[list[tuple[float, float]]]:
+    """Speech spans put together, in order, into windows of at most ``max_len`` seconds, for a
+    recogniser that pays for a whole window however little of it holds speech (Whisper hears 30 s
+    at a time). A window is a list of pieces of the audio, each a stretch of spans whose gaps are
+    no longer than ``max_gap`` (so that words at a span's edge that VAD missed are still heard);
+    the recogniser hears ``separator`` seconds of silence between two pieces. A span longer than
+    a window is cut."""
+    windows: list[list[list[float]]] = []
+    used = 0.0
+    for start, end in chunk_spans(spans, max_len=max_len, max_gap=0.0):  # long spans cut, touching ones joined
+        pieces = windows[-1] if windows else None
+        if pieces and start - pieces[-1][1] <= max_gap and used + start - pieces[-1][1] + end - start <= max_len:
+            used += end - pieces[-1][1]
+            pieces[-1][1] = end
+        elif pieces and used + separator + end - start <= max_len:
+            pieces.append([start, end])
+            used += separator + end - start
+        else:
+            windows.append([[start, end]])
+            used = end - start
+    return [[(a, b) for a, b in pieces] for pieces in windows]
+
+
 PAUSE = 0.8
 """seconds of silence between two words that end a line"""
 LONGEST_LINE = 12.0
