@@ -108,20 +108,21 @@ class PictureLabeller:
         return [None if f is None else PictureLabel(self.hierarchy.name(f[0]), self.hierarchy.describe(f[0]), round(f[1], 3)) for f in found]
 
     def faces(self, image: np.ndarray) -> list[FaceBox]:
-        """Frontal faces, looked for in a copy at most ``FACE_WIDTH`` pixels wide."""
+        """Frontal faces, looked for in a grey copy at most ``FACE_WIDTH`` pixels wide (HOG on one
+        channel costs about three quarters of HOG on three, and finds the same faces)."""
         if not self._sees_faces:
             return []
-        height, width = image.shape[:2]
-        if width > FACE_WIDTH:
-            from PIL import Image
+        from PIL import Image
 
-            image = np.asarray(Image.fromarray(np.asarray(image, np.uint8)).resize((FACE_WIDTH, round(height * FACE_WIDTH / width)), Image.BILINEAR))
+        grey = Image.fromarray(np.asarray(image, np.uint8)).convert("L")
+        if grey.width > FACE_WIDTH:
+            grey = grey.resize((FACE_WIDTH, round(grey.height * FACE_WIDTH / grey.width)), Image.BILINEAR)
         if (detector := getattr(self._detectors, "hog", None)) is None:
             import dlib
 
             detector = self._detectors.hog = dlib.get_frontal_face_detector()
-        boxes, scores, _ = detector.run(np.ascontiguousarray(image, np.uint8), 0, 0.0)
-        height, width = image.shape[:2]
+        boxes, scores, _ = detector.run(np.ascontiguousarray(grey, np.uint8), 0, 0.0)
+        width, height = grey.size
         return [
             FaceBox((max(0.0, b.left() / width), max(0.0, b.top() / height), min(1.0, b.right() / width), min(1.0, b.bottom() / height)), round(float(s), 3))
             for b, s in zip(boxes, scores)
