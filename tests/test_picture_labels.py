@@ -87,6 +87,17 @@ def test_questions_about_what_is_shown_are_answered_from_the_labels(album, album
     assert "classifier" in answer.answer or "detector" in answer.answer, answer.answer
 
 
+def test_a_summary_of_a_stretch_says_what_the_picture_models_saw_there(album, album_agent):
+    from staragent.timecodes import clock_range
+
+    video, shots = album
+    a, b = shots["cat"]
+    answer = album_agent.ask(video.path, f"Summarize {clock_range(a, b)}")
+    seen = [e for e in answer.evidence if e.modality == "visual"]
+    assert seen and all(e.start < b and e.end > a for e in seen), answer.answer
+    assert "cat" in answer.answer or "feline" in answer.answer, answer.answer
+
+
 def test_a_question_the_labels_cannot_answer_is_still_refused(album, album_agent):
     video, _ = album
     answer = album_agent.ask(video.path, "What colour is the cat?")

@@ -33,6 +33,8 @@ from staragent.timecodes import format_time
         ("what happens in roughly the first minute?", (0.0, 60.0)),
         ("what happens in the first minutes?", None),  # no count
         ("What happens at 1:75?", None),
+        ("what's going on from around 4:00 to 5:00?", (240.0, 300.0)),
+        ("anything said between about 0:10 and roughly 0:40", (10.0, 40.0)),
     ],
 )
 def test_named_stretches_of_the_video_are_read_in_every_spelling(question, span):
@@ -1850,3 +1852,11 @@ def test_the_names_on_a_card_the_question_quotes_are_counted_there():
 
     final = _converse("How many people are named on the 'Peach Open Movie Team' card?", world, hits)
     assert re.search(r"\b(4|four)\b", final.content), final.content
+
+
+def test_a_stretch_with_nothing_said_or_shown_is_answered_with_what_is_heard_there():
+    world = [line("detect_audio_events", "audio", 245.0, 275.0, "Music"),
+             line("extract_scene_text", "ocr", 500.0, 510.0, "THE END")]
+    final = _converse("What happens between 4:00 and 5:00?", world, [])
+    assert "Music" in final.content and not says_nothing_found(final.content), final.content
+    assert "THE END" not in final.content

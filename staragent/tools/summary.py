@@ -73,7 +73,8 @@ class SummaryResult(ToolResult):
 
 
 def gather(index, start: float, end: float) -> list[Point]:
-    """What the range holds in words: speech sentences, distinct on-screen lines, captions, sounds."""
+    """What the range holds in words: speech sentences, distinct on-screen lines, captions, sounds,
+    and what the coarse picture models saw."""
     points = []
     for line in index.speech_between(start, end):
         text = line.text.strip()
@@ -95,6 +96,8 @@ def gather(index, start: float, end: float) -> list[Point]:
             points.append(Point(**span(seg.start, seg.end), modality="caption", text=seg.caption))
         if described := seg.audio.describe():
             points.append(Point(**span(seg.start, seg.end), modality="audio", text=described))
+    for event in index.pictures_between(start, end):  # the coarse picture labels, where the index has them
+        points.append(Point(**span(max(start, event.start), min(end, event.end)), modality="visual", text=event.text()))
     return sorted(points, key=lambda p: (p.start or 0.0, p.modality != "ocr"))
 
 

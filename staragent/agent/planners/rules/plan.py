@@ -72,10 +72,12 @@ def main_query(turn: Turn) -> str:
 def readers(q: Question) -> list[str]:
     """The range tools that read a span for this question: its sounds for a question about sounds,
     else what is said and shown (both are cheap, and a question's wording is a weak guide to where
-    its answer lives)."""
+    its answer lives), and heard too where the question asks what a stretch holds."""
     if q.wants == {"audio"}:
         return [AUDIO]
-    return [AUDIO] * ("audio" in q.wants) + [SPEECH, TEXT]
+    # "what happens between 4:00 and 5:00?" names a stretch and nothing in it: all it holds is asked for
+    everything = q.time_range is not None and not q.subject
+    return [AUDIO] * ("audio" in q.wants or everything) + [SPEECH, TEXT]
 
 
 def _reads(turn: Turn, spans: list[Span], tools: set[str], which: list[str]) -> list[dict]:

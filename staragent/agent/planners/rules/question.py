@@ -139,10 +139,13 @@ URL_WORDS = frozenset(tokenize("web website site url link homepage address"))
 AFTER_BEFORE = re.compile(r"\b(right |just |immediately |shortly )?(after|before|following|next(?!\s+(?:to|door)\b)|previous|earlier|later)\b", re.I)
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
 _HMS = r"\d{1,2}:\d{2}:\d{2}"
-# A range of the video: "between 1:00 and 1:30", "at 0:06-0:10", "during 2:00 to 2:30", or a bare
+# A range of the video: "between 1:00 and 1:30", "at 0:06-0:10", "during 2:00 to 2:30", either end
+# perhaps hedged ("from about 4:00 to around 5:00"), or a bare
 # "00:01:00-00:01:30" (the tool-argument form). A bare "9:00-17:00" may be opening hours, not the video.
+_HEDGE = r"(?:(?:around|about|roughly|approximately|approx\.|circa|~)\s*)?"
+"""an end of a range given roughly: from around 4:00 to 5:00"""
 _VIDEO_RANGE = re.compile(
-    rf"\b(?:between|from|at|during|in|over|within)\s+(?:the\s+)?({_CLOCK})\s*(?:and|to|until|till|-|–|—)\s*({_CLOCK})|"
+    rf"\b(?:between|from|at|during|in|over|within)\s+(?:the\s+)?{_HEDGE}({_CLOCK})\s*(?:and|to|until|till|-|–|—)\s*{_HEDGE}({_CLOCK})|"
     rf"(?<![\d:])({_HMS})\s*(?:-|–|—|to)\s*({_HMS})(?![\d:])",
     re.I,
 )
