@@ -2,6 +2,7 @@
 where expected), conversations asked live, and judge-free scoring from the command line."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -63,6 +64,20 @@ def test_a_bad_case_is_named(tmp_path):
     broken = {**CASES, "cases": [{"id": "x", "video": "elsewhere", "q": "Why?", "any": ["a"], "span": None, "kind": "ocr"}]}
     (tmp_path / "qa.json").write_text(json.dumps(broken))
     with pytest.raises(Exception, match="case 1 \\(x\\) names video 'elsewhere'"):
+        load_dataset(tmp_path / "qa.json")
+
+
+@pytest.mark.parametrize(
+    ("case", "names"),
+    [
+        ({"q": "And then?", "chat": ["Who is speaking?"]}, "both 'q' and 'chat'"),  # which is scored would be a guess
+        ({"chat": [{"q": "Who is speaking?"}, {"q": "And then?"}]}, "list of question strings"),
+    ],
+)
+def test_a_follow_up_case_in_the_wrong_form_is_refused_with_the_form_to_use(tmp_path, case, names):
+    broken = {**CASES, "cases": [{"id": "x", "video": next(iter(CASES["videos"])), "any": ["a"], "kind": "followup", **case}]}
+    (tmp_path / "qa.json").write_text(json.dumps(broken))
+    with pytest.raises(Exception, match=re.escape(names)):
         load_dataset(tmp_path / "qa.json")
 
 

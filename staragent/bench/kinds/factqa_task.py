@@ -35,9 +35,13 @@ def load_factqa(data: dict, path: Path, name: str | None = None, **_: Any) -> Da
     samples = []
     for number, case in enumerate(data["cases"], start=1):
         where = f"{path}: case {number} ({case.get('id', 'no id')})"
+        if case.get("chat") and case.get("q"):
+            raise DatasetError(f"{where} gives both 'q' and 'chat': give 'q' for one question, or 'chat' alone, "
+                               "a list of question strings whose last one is scored")
         questions = case.get("chat") or ([case["q"]] if case.get("q") else [])
         if not questions or not all(isinstance(q, str) and q.strip() for q in questions):
-            raise DatasetError(f"{where} has no question: give 'q' or a non-empty 'chat' list")
+            raise DatasetError(f"{where} has no question: give 'q', or 'chat' as a non-empty list of question strings "
+                               "(the turns in order; the last one is scored)")
         if not case.get("any"):
             raise DatasetError(f"{where} has no answer patterns ('any')")
         for pattern in case["any"]:
