@@ -166,3 +166,17 @@ def test_find_answer_is_a_tool_whose_evidence_carries_ids(registry, foreign_inde
     result = tool.run(ToolContext(settings=settings, index=foreign_index), tool.Args(question="Where was the grinder made?"))
     assert result.found and "Porto" in result.answer
     assert all(e.id and e.source == "find_answer" for e in result.evidence())
+
+
+def test_the_parse_cache_keeps_the_texts_read_most_recently_within_its_bound(monkeypatch):
+    from staragent.qa import language
+
+    monkeypatch.setattr(language, "_PARSED_MAX", 20)
+    monkeypatch.setattr(language, "_PARSED", type(language._PARSED)())
+    first = language.parse("What does the first slide say?")
+    for i in range(30):
+        language.parse(f"line number {i} of a long talk")
+        assert language.parse("What does the first slide say?") is first  # asked every turn: kept
+    language.parse_many([f"another line {i}" for i in range(10)])
+    assert len(language._PARSED) <= 20
+    assert "line number 0 of a long talk" not in language._PARSED  # the oldest went first

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 
 from ..errors import ModelUnavailable
 
@@ -47,14 +49,20 @@ def readable_case(text: str) -> str:
     return " ".join(w.capitalize() if w.isalpha() or len(w) > 3 else w for w in text.split(" "))
 
 
-_PARSED: dict[str, object] = {}
-_PARSED_MAX = 50000
-"""parsed texts kept; a video has a few thousand lines, so this holds several videos' worth"""
+_PARSED: OrderedDict[str, object] = OrderedDict()
+_PARSED_MAX = 8000
+"""parsed texts kept, the least recently used dropped first: a parsed short text holds about 12 kB,
+so this is about 100 MB at most; questions and the lines they rank, which are parsed as they are
+read, stay in it for a video's conversations"""
+_PARSED_LOCK = threading.Lock()  # servers answer on several threads
 
 
 def parse(text: str):
     """The spaCy document of one short text (a question or a line), cached by its text."""
-    doc = _PARSED.get(text)
+    with _PARSED_LOCK:
+        doc = _PARSED.get(text)
+        if doc is not None:
+            _PARSED.move_to_end(text)
     if doc is None:
         doc = _keep(text, english()(readable_case(text)))
     return doc
@@ -73,7 +81,9 @@ def parse_many(texts: list[str]) -> None:
 
 
 def _keep(text: str, doc):
-    if len(_PARSED) >= _PARSED_MAX:
-        _PARSED.clear()
-    _PARSED[text] = doc
+    with _PARSED_LOCK:
+        _PARSED[text] = doc
+        _PARSED.move_to_end(text)
+        while len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
     return doc
