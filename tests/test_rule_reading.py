@@ -1860,3 +1860,11 @@ def test_a_stretch_with_nothing_said_or_shown_is_answered_with_what_is_heard_the
     final = _converse("What happens between 4:00 and 5:00?", world, [])
     assert "Music" in final.content and not says_nothing_found(final.content), final.content
     assert "THE END" not in final.content
+
+
+@pytest.mark.parametrize("question", ["at what point do they tick the mirror displays checkbox?", "at which moment is mirror displays ticked"])
+def test_a_question_for_a_moment_asks_for_a_time_whatever_its_question_word(question):
+    assert analyse(question).answer_type == "when"
+    world = [line("extract_scene_text", "ocr", 4.0, 36.0, "Detect Displays"), line("extract_scene_text", "ocr", 27.0, 34.0, "Mirror displays")]
+    final = _converse(question, world, [_hit(4.0, 36.0, *world)])
+    assert "0:27" in final.content and "0:04" not in final.content, final.content  # not the line that says some other thing

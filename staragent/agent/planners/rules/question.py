@@ -1053,7 +1053,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if question.asks_moment:
         # "how many seconds in", "how far into": the form of a question for a moment, no words of its topic
         question.keywords = _without(question.keywords, asked[0])
-        question.answer_type = "when" if question.answer_type in (None, "number", "count", "duration") else question.answer_type
+        # ... and where its question word made only a thing of it ("at what point"), a moment is what it asks for;
+        # a kind the thing has stays ("when does the web address appear?": an address is looked for)
+        generic = (None, "entity", "number", "count", "duration")
+        question.answer_type = "when" if question.answer_type in generic else question.answer_type
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
         question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"
