@@ -1868,3 +1868,16 @@ def test_a_question_for_a_moment_asks_for_a_time_whatever_its_question_word(ques
     world = [line("extract_scene_text", "ocr", 4.0, 36.0, "Detect Displays"), line("extract_scene_text", "ocr", 27.0, 34.0, "Mirror displays")]
     final = _converse(question, world, [_hit(4.0, 36.0, *world)])
     assert "0:27" in final.content and "0:04" not in final.content, final.content  # not the line that says some other thing
+
+
+def test_a_question_inside_a_yes_no_question_is_answered_with_what_it_asks():
+    assert analyse("does he laugh when the door opens?").answer_type != "date"  # a moment that places the question
+    world = [line("extract_scene_text", "ocr", 100.0, 130.0, "Inaugural address - John F. Kennedy, 1961"),
+             line("transcribe_speech", "speech", 110.0, 116.0, "And so, my fellow Americans: ask not what your country can do for you."),
+             line("transcribe_speech", "speech", 116.0, 122.0, "Ask what you can do for your country, said the president in his speech.")]
+    cited = world[1]
+    before = [HumanMessage("who gives the inaugural address?"),
+              AIMessage("Said at 1:50-1:56: “And so, my fellow Americans: ask not what your country can do for you.”",
+                        response_metadata={"evidence": [cited.model_dump()]})]
+    final = _converse("and does it say when he gave that speech?", world, [_hit(100.0, 130.0, *world)], history=before)
+    assert "1961" in final.content, final.content

@@ -565,6 +565,26 @@ def _answer_type(lower: str) -> str | None:
     return None
 
 
+_EMBEDDED_TYPES = {"when": "date", "who": "person", "whom": "person", "whose": "person", "where": "place"}
+"""what a yes/no question asks to be told when a question sits inside it ("does it say when he gave
+the speech?"): the video states a date, a person or a place"""
+
+
+def _embedded_type(text: str) -> str | None:
+    """The answer type of a question asked inside a yes/no question ("does it say when ...", "do they
+    mention who ..."), found by the parser: a question word that does not open the sentence, in a
+    clause hung on a verb of saying or showing. "Does he laugh when the door opens?" asks no time."""
+    from ....qa.language import parse
+
+    words = [t for t in parse(text) if not t.is_punct]
+    for t in words[1:]:
+        if t.tag_ in ("WRB", "WP", "WP$") and t.lower_ in _EMBEDDED_TYPES:
+            verb = t.head.head if t.head.dep_ in ("advcl", "ccomp", "xcomp") else t.head
+            if verb.lemma_.lower() in SPEECH_WORDS or verb.lower_ in SPEECH_WORDS | OCR_WORDS:
+                return _EMBEDDED_TYPES[t.lower_]
+    return None
+
+
 def _wh(lower: str) -> str:
     lower = re.sub(r"^\s*(?:and|so|but|also|ok|okay|now|then)[,\s]+", "", lower)
     first = re.match(r"\s*(?:in|on|at|for|from|to|by|with|under|according to [^,]+,)?\s*(\w+)", lower)
@@ -1049,6 +1069,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.position, question.keywords = "start", _without(question.keywords, placed[0])
     elif placed := _POSITION_END.search(bare):
         question.position, question.keywords = "end", _without(question.keywords, placed[0])
+    if question.wh == "yesno" and question.answer_type in (None, "when", "entity") and (embedded := _embedded_type(asked_lower)):
+        question.answer_type = embedded  # "does it say when he gave that speech?": yes, and when
+        if question.wants & {"speech", "ocr"}:
+            question.wants |= {"speech", "ocr"}  # a date, a name or a place the video gives is said or shown
     question.asks_moment = bool(asked := _MOMENT_ASK.search(asked_lower)) and question.answer_type not in ("time", "date")
     if question.asks_moment:
         # "how many seconds in", "how far into": the form of a question for a moment, no words of its topic
