@@ -973,7 +973,13 @@ def _listing(turn: Turn, span: Span, scored: list[Scored]) -> list[Evidence]:
     """Everything of the asked kind inside the stretch a question names, in time order."""
     start, end = span
     inside = [s.evidence for s in scored if s.evidence.source != SEARCH and start <= (s.evidence.start + s.evidence.end) / 2 <= end]
+    if not turn.question.names_silence:  # the pauses between sounds are no part of what a stretch holds
+        inside = [e for e in inside if not (e.modality == "audio" and sound_kind(e) == "silence" and e.end - e.start < PAUSE_LISTED)] or inside
     return sorted(inside, key=lambda e: (e.start, e.modality))[:LISTED]
+
+
+PAUSE_LISTED = 2.0
+"""seconds of silence from which a stretch's listing names it"""
 
 
 def _near(e: Evidence, moment: float) -> bool:

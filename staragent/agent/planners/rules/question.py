@@ -480,7 +480,8 @@ def content_words(text: str) -> list[str]:
     for w in words:
         bare = w.strip(".,:'’").lower()
         bare = re.sub(r"['’]s$", "", bare)
-        if not bare or bare in STOPWORDS or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS or _CLOCK_WORD.fullmatch(bare):
+        if not bare or bare in STOPWORDS or bare in _UNAPOSTROPHED or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS \
+                or _CLOCK_WORD.fullmatch(bare):
             continue  # a clock time says where to look, not what to look for
         out.append(re.sub(r"['’]s$", "", w.strip(".,'’?")))
     return out
@@ -585,11 +586,23 @@ def _embedded_type(text: str) -> str | None:
     return None
 
 
+_UNAPOSTROPHED = {"whats": "what", "whos": "who", "wheres": "where", "hows": "how", "whens": "when"}
+"""question words typed without the apostrophe ("whats on screen"): question words, not topic"""
+
+
+def _without_verbs(keywords: list[str], text: str) -> list[str]:
+    """``keywords`` without those the parser reads as verbs in ``text``."""
+    from ....qa.language import parse
+
+    verbs = {t.lower_ for t in parse(text) if t.pos_ == "VERB"}
+    return [w for w in keywords if w.lower() not in verbs]
+
+
 def _wh(lower: str) -> str:
     lower = re.sub(r"^\s*(?:and|so|but|also|ok|okay|now|then)[,\s]+", "", lower)
     first = re.match(r"\s*(?:in|on|at|for|from|to|by|with|under|according to [^,]+,)?\s*(\w+)", lower)
     word = first[1] if first else ""
-    word = {"whats": "what", "whos": "who", "wheres": "where", "hows": "how", "whens": "when"}.get(word, word)  # typed without the apostrophe
+    word = _UNAPOSTROPHED.get(word, word)
     if word in ("who", "whom", "whose"):
         return "who"
     if word in ("when", "where", "why", "which", "what", "how"):
@@ -990,6 +1003,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     # "what sounds are there besides speech?": what is set aside is not where the asker expects the answer
     words = set(re.findall(r"[a-z'-]+", bare_lower[: set_aside.start(1)] + bare_lower[set_aside.end(1):] if set_aside else bare_lower))
     keywords = content_words(text_for_topic)
+    time_range, moment = _video_time(text)
+    if time_range is not None:
+        # "what's going on from 1:00 to 1:30?": with the stretch named, a verb alone ("going", "doing") names nothing to find there
+        keywords = _without_verbs(keywords, text_for_topic)
     wants = set()
     spoken_dialogue = bool(_SPOKEN_DIALOGUE.search(bare_lower))
     if words & SPEECH_WORDS or spoken_dialogue:
@@ -1007,7 +1024,6 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if intent is not None and intent.kind == "length" and _ITS_LENGTH.search(text) and previous is not None \
             and previous.intent is None and not previous.overview and not previous.video_title:
         intent = None  # "which speech is in it?" then "how long does it last?": the speech, not the video
-    time_range, moment = _video_time(text)
     relation, relation_to, between, relation_said = _relation(bare, bare_lower, operation, quoted)
     relation_close = bool(relation and (close := _RELATIVE.search(bare)) and close["close"])
     first_of = next(((_strip(m["a"]), _strip(m["b"])) for pattern in _WHICH_FIRST if (m := pattern.search(bare))), None)
