@@ -1883,3 +1883,18 @@ def test_a_question_inside_a_yes_no_question_is_answered_with_what_it_asks():
                         response_metadata={"evidence": [cited.model_dump()]})]
     final = _converse("and does it say when he gave that speech?", world, [_hit(100.0, 130.0, *world)], history=before)
     assert "1961" in final.content, final.content
+
+
+def test_a_setting_switched_is_placed_where_the_value_on_its_row_changed():
+    label = line("extract_scene_text", "ocr", 6.0, 24.0, "Acer Technologies17")
+    off = line("extract_scene_text", "ocr", 6.0, 8.0, "OFF")
+    tip = line("extract_scene_text", "ocr", 12.0, 13.0, "Select a monitor to change its properties")
+    boxes = {label.key(): [0.19, 0.55, 0.35, 0.58], off.key(): [0.48, 0.556, 0.50, 0.575], tip.key(): [0.48, 0.34, 0.97, 0.37]}
+    world = [label, off, tip]
+    final = _converse("When does the Acer monitor get switched on?", world, [_hit(4.0, 24.0, *world)], boxes=boxes)
+    assert "0:08" in final.content and "OFF" in final.content, final.content
+    # a value that comes up with its label is how the row starts, not a change; nor is a long line a value
+    steady = line("extract_scene_text", "ocr", 6.0, 24.0, "ON")
+    boxes[steady.key()] = boxes.pop(off.key())
+    final = _converse("When does the Acer monitor get switched on?", [label, steady, tip], [_hit(4.0, 24.0, label, steady, tip)], boxes=boxes)
+    assert "0:08" not in final.content and "row" not in final.content, final.content

@@ -34,7 +34,7 @@ from .focus import (
     whole_reads,
 )
 from .intents import intent_answer
-from .layout import boxes_of, popped_up
+from .layout import boxes_of, popped_up, row_change
 from .question import (
     TITLE_TOKENS,
     TYPE_WORDS,
@@ -533,6 +533,27 @@ def _changed_beside(e: Evidence, evidence: list[Evidence]) -> Evidence | None:
     return same[0].model_copy(update={"start": start, "end": end, "changes": []})
 
 
+ROW_LABELS = 4
+"""the best-ranked on-screen lines whose rows are looked at for a change"""
+
+
+def _row_changed(turn: Turn, scored: list[Scored]) -> tuple[float, Evidence, Evidence] | None:
+    """The change of a short value on the row of one of the best-ranked on-screen lines that hold a
+    word of the question (``layout.row_change``), the best-ranked first: the moment, the label and
+    the value. None when the best line is itself such a value: when it came up is the answer."""
+    shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
+    boxes = boxes_of(lines_read(turn))
+    best = scored[0].evidence
+    labels = [s.evidence for s in scored if s.share > 0 and s.evidence.modality == "ocr"][:ROW_LABELS]
+    for label in labels:
+        read = [e for e in shown if e.text == label.text and e.key() in boxes] or [label]  # a search's line has no box
+        changes = [(change[0], line, change[1]) for line in read if (change := row_change(line, shown, boxes)) is not None]
+        if changes:
+            found = min(changes, key=lambda f: f[0])
+            return None if found[2].text == best.text else found
+    return None
+
+
 def _first_appearance(e: Evidence, evidence: list[Evidence]) -> float:
     """When the text of ``e`` first appeared, in the run of lines holding the same words around it."""
     words = set(tokenize(e.text))
@@ -611,6 +632,12 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
             # "when is 'Mirror displays' ticked?": not when the label came up, but when its box changed
             return (f"At {format_time(changed.start)}: what is beside “{changed.text}” on screen changed then and stayed changed "
                     "(a box ticked or a switch turned, as far as the picture shows). " + " ".join(sentences([changed], turn.question))), [changed]
+        if not q.appearing and (row := _row_changed(turn, scored)):
+            # "when does the Acer monitor get switched on?": when the "OFF" on its row went away
+            moment, label, value = row
+            went = "came up" if value.start == moment else "went away"
+            return (f"At {format_time(moment)}: on the row of “{label.text}”, “{value.text}” {went} then (a setting changed, "
+                    "as far as the text on screen shows). " + " ".join(sentences([label, value], turn.question))), [label, value]
         moment = _first_appearance(best, turn.evidence()) if q.moment_edge == "start" else best.end
         return f"At {format_time(moment)}. " + " ".join(sentences([best], turn.question)), [best]
     if focus:

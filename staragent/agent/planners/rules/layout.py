@@ -199,6 +199,33 @@ def row_mates(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box], motio
     return (left[0] if left else None), (right[0] if right else None)
 
 
+VALUE_WORDS = 3
+"""a value beside a label on its row is short: a switch's OFF, a setting's 1280 × 1024 (5:4)"""
+SETTLED = 0.5
+"""seconds after a label came up within which what came with it is its first state, not a change"""
+
+
+def row_change(label: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> tuple[float, Evidence, bool] | None:
+    """The first time what stands right of ``label`` on its row changed while the label stayed: a
+    value there went away (``False``) or a new one came (``True``), as a switch's "OFF" does when it is
+    turned on; ``(moment, value, came)``, or None."""
+    box = boxes.get(label.key())
+    if box is None:
+        return None
+    found = []
+    for o in shown:
+        if not _together(label, o) or o.text == label.text or len(o.text.split()) > VALUE_WORDS:
+            continue
+        other = boxes.get(o.key())
+        if other is None or not _same_row(box, other) or not 0 <= other[0] - box[2] <= ROW_GAP:
+            continue
+        if label.start + SETTLED <= o.start < label.end:
+            found.append((o.start, o, True))
+        if label.start + SETTLED <= o.end < label.end - SETTLED:
+            found.append((o.end, o, False))
+    return min(found, key=lambda f: f[0]) if found else None
+
+
 def replaced(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> Evidence | None:
     """The first of the texts that stood where ``e`` stands, each replaced by the next just before
     ``e`` appeared: the placeholder of a field the user typed into, a value before it changed."""

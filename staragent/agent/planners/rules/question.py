@@ -257,6 +257,7 @@ _MOMENT_ASK = re.compile(
 )
 _START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|opens|opened|appear|appears|appeared|come up|comes up|"
                           r"show up|shows up|first|switched|turned|pop up|pops up|play|plays|kick off|kicks off)\b", re.I)
+_SWITCHED = re.compile(r"\b(?:switch|switches|switched|turn|turns|turned)\s+(?:\w+\s+){0,3}?(?:on|off)\b|\b(?:switched|turned)\b", re.I)
 _END_VERBS = re.compile(r"\b(?:end|ends|ended|finish|finishes|finished|stop|stops|stopped|close|closes|closed|disappear|disappears)\b", re.I)
 _OVERVIEW = re.compile(
     r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|cartoon|animation|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
@@ -1106,7 +1107,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         elif question.time_range is None and not (previous is not None and _PRONOUN.search(bare)):
             question.position = question.words_at  # "how does the film end?": its closing part ("how does it end?": the part the last answer was about)
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
-    question.appearing = bool(_START_VERBS.search(bare) or _END_VERBS.search(bare))
+    # "switched on", "turned off" say that a setting changed, not that something came or went
+    changed = _SWITCHED.sub(" ", bare)
+    question.appearing = bool(_START_VERBS.search(changed) or _END_VERBS.search(changed))
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
     asks_summary = asks_summary or _unplaced_summary_ask()
