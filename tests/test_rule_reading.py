@@ -1898,3 +1898,16 @@ def test_a_setting_switched_is_placed_where_the_value_on_its_row_changed():
     boxes[steady.key()] = boxes.pop(off.key())
     final = _converse("When does the Acer monitor get switched on?", [label, steady, tip], [_hit(4.0, 24.0, label, steady, tip)], boxes=boxes)
     assert "0:08" not in final.content and "row" not in final.content, final.content
+
+
+def test_after_a_clause_with_no_comma_is_after_that_clause_alone():
+    q = analyse("right after the poem finishes there's some kind of ringing noise?? what is that")
+    assert (q.relation, q.relation_to) == ("after", "the poem")
+    world = [line("extract_scene_text", "ocr", 0.0, 55.0, "Sonnet 1 - a poem by Ada Lindqvist"),
+             line("transcribe_speech", "speech", 3.0, 50.0, "The lamps along the quay were lit and the boats came home."),
+             line("detect_audio_events", "audio", 7.0, 8.0, "Animal"),
+             line("detect_audio_events", "audio", 56.0, 58.0, "Bell")]
+    world[2] = world[2].model_copy(update={"score": 0.6})
+    world[3] = world[3].model_copy(update={"score": 0.9})
+    final = _converse("right after the poem finishes there's some kind of ringing noise?? what is that", world, [_hit(0.0, 55.0, world[0])])
+    assert "Bell" in final.content and "Animal" not in final.content, final.content

@@ -904,6 +904,21 @@ def _in_front_of(text: str, m: re.Match) -> bool:
 _LOOK_AFTER = re.compile(r"\b(?:look|looks|looked|looking)\s+after\b", re.I)
 
 
+def _within_clause(text: str, at: int, what: str) -> str:
+    """``what`` (the words after "after" or "before" at ``at``) cut where the parser ends the phrase or
+    clause that word opens: "after the poem finishes there's a ringing noise" is after "the poem
+    finishes", not after the noise."""
+    from ....qa.language import parse
+
+    word = next((t for t in parse(text) if t.idx >= at), None)
+    if word is None:
+        return what
+    head = word.head if word.dep_ == "mark" else word
+    end = max(t.idx + len(t) for t in head.subtree)
+    start = text.find(what, at)
+    return what if start < 0 or end <= start or end >= start + len(what) else text[start:end]
+
+
 def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool]:
     """``(after|before, relative to what, (between a, b), whether that is named as something said)``."""
     # "who looked after the finances": a verb, not a moment after them
@@ -923,8 +938,9 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
+        what = _within_clause(text, m.start("rel"), m["what"])
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
-                      r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(m["what"]), flags=re.I)
+                      r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(what), flags=re.I)
         said = False
         if spoken := _SAID_PART.match(what):  # "the speaker finishes talking about X": X, where it is said
             what, said = _strip(spoken["what"]), True
