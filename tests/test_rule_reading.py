@@ -35,6 +35,9 @@ from staragent.timecodes import format_time
         ("What happens at 1:75?", None),
         ("what's going on from around 4:00 to 5:00?", (240.0, 300.0)),
         ("anything said between about 0:10 and roughly 0:40", (10.0, 40.0)),
+        ("what does the tooltip say when they drag the screen, like 0:16?", (6.0, 36.0)),
+        ("what pops up at like 0:12", (2.0, 32.0)),
+        ("I would like 9:30 please, what time is the train?", None),  # a wish, not a hedge
     ],
 )
 def test_named_stretches_of_the_video_are_read_in_every_spelling(question, span):

@@ -158,7 +158,7 @@ _VIDEO_POINT = re.compile(
     rf"(?:the\s+)?({_CLOCK}|\d{{1,4}}(?=\s*(?:s|sec|secs|seconds?)\s+(?:mark|in)\b))|"
     # "around 0:16", "at 00:42": no time of day is written with a zero hour, and "around" a clock time
     # is how a viewer points into the video ("at 9:00" may be a schedule's, "around 9:00" rarely is)
-    rf"\b(?:around|near|about|approximately|roughly)\s+(?:the\s+)?({_CLOCK})(?!\s*(?:am|pm|a\.m|p\.m|o'?clock)\b)|"
+    rf"\b(?:around|near|about|approximately|roughly|circa|(?<=,\s)like|(?<=,)like|(?:at|around|about)\s+like)\s+(?:the\s+)?({_CLOCK})(?!\s*(?:am|pm|a\.m|p\.m|o'?clock)\b)|"
     rf"\b(?:at|by)\s+(?:the\s+)?(0?0:\d{{2}}(?::\d{{2}})?)\b|"
     # "about 11 seconds in", "at the 40 second mark": a count of seconds into the video
     rf"\b(\d{{1,4}})\s*(?:s|sec|secs|seconds?)\s+(?:in|into)\b|\b(\d{{1,4}})[\s-]*(?:s|sec|second)\s+mark\b",
