@@ -1914,3 +1914,15 @@ def test_after_a_clause_with_no_comma_is_after_that_clause_alone():
     world[3] = world[3].model_copy(update={"score": 0.9})
     final = _converse("right after the poem finishes there's some kind of ringing noise?? what is that", world, [_hit(0.0, 55.0, world[0])])
     assert "Bell" in final.content and "Animal" not in final.content, final.content
+
+
+def test_the_card_right_before_is_quoted_whole_top_to_bottom():
+    title = line("extract_scene_text", "ocr", 26.0, 30.0, "HARBOUR LIGHTS")
+    top = line("extract_scene_text", "ocr", 21.0, 24.0, "THE NORTHERN FILM COLLECTIVE")
+    low = line("extract_scene_text", "ocr", 21.0, 24.0, "PRESENTS")
+    boxes = {top.key(): [0.24, 0.43, 0.74, 0.49], low.key(): [0.41, 0.51, 0.57, 0.57], title.key(): [0.26, 0.17, 0.77, 0.6]}
+    before = [HumanMessage("when does the title show up?"),
+              AIMessage("At 0:26. On screen at 0:26-0:30: “HARBOUR LIGHTS”.", response_metadata={"evidence": [title.model_dump()]})]
+    final = _converse("what text comes up right before that?", [low, top, title], [_hit(20.0, 30.0, low, top, title)], boxes=boxes, history=before)
+    assert "THE NORTHERN FILM COLLECTIVE" in final.content and "PRESENTS" in final.content, final.content
+    assert final.content.index("NORTHERN") < final.content.index("PRESENTS") and "HARBOUR" not in final.content, final.content

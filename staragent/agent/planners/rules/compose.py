@@ -1072,10 +1072,26 @@ def _relative(turn: Turn, scored: list[Scored]) -> list[Evidence]:
     if q.relation == "after":
         begin = min(a for a, _ in read)
         after = [s.evidence for s in scored if s.evidence.start >= begin - 0.5]
-        return [min(after, key=lambda e: e.start)] if after else []
+        return _card(turn, min(after, key=lambda e: e.start), after) if after else []
     until = max(b for _, b in read)
     before = [s.evidence for s in scored if s.evidence.end <= until + 0.5]
-    return [max(before, key=lambda e: e.end)] if before else []
+    return _card(turn, max(before, key=lambda e: e.end), before) if before else []
+
+
+SHOWN_TOGETHER = 0.5
+"""seconds within which lines that came up and went together were one card"""
+
+
+def _card(turn: Turn, line: Evidence, lines: list[Evidence]) -> list[Evidence]:
+    """``line`` with the on-screen lines that came and went with it (a title card's two lines, "THE
+    PEACH OPEN MOVIE PROJECT" over "PRESENTS"), top to bottom."""
+    if line.modality != "ocr":
+        return [line]
+    together = {e.key(): e for e in lines if e.modality == "ocr" and abs(e.start - line.start) <= SHOWN_TOGETHER
+                and abs(e.end - line.end) <= SHOWN_TOGETHER}
+    together.setdefault(line.key(), line)
+    boxes = boxes_of(lines_read(turn))
+    return sorted(together.values(), key=lambda e: (boxes[e.key()][1], boxes[e.key()][0]) if e.key() in boxes else (2.0, e.start))
 
 
 def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]]:
