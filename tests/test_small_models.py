@@ -66,6 +66,16 @@ def test_a_small_model_keeps_the_rules_answer_and_is_not_asked(foreign, foreign_
     assert at_a_time.evidence and all(e.end >= 2 and e.start <= 32 for e in at_a_time.evidence)
 
 
+def test_where_neither_the_rules_nor_the_model_find_it_the_answer_says_only_the_pictures_could(foreign, foreign_index, session_cache):
+    """Declining a question only the pictures answer (a colour) says why; the model still reads the
+    lines (a colour may be said), and where it finds nothing the rules' reason is given, not "not found"."""
+    server = StubServer([read("I could not find this in the video.", 1)], model=SMALL)
+    with server as url:
+        reply = ask(url, session_cache, foreign.path, question="What colour is the butterfly?")
+    assert len(server.requests) == 1
+    assert not grounding.says_nothing_found(reply.answer) and "could not find" not in reply.answer, reply.answer
+
+
 def test_a_small_model_reads_the_lines_once_where_the_rules_find_nothing(foreign, foreign_index, session_cache):
     server = StubServer([read("Nairobi", 2), read("Nairobi", 2)], model=SMALL)
     with server as url:

@@ -124,6 +124,9 @@ def _read_by_model(session: Session, state: AgentState, question: str, guidance,
     previous = _previous_question(state["messages"], question)
     answer = read_for_model(session.chat_model, session.index, question, previous=previous, leading=[Evidence(**e) for e in guidance.cited], first_reading=guidance.draft or None,
                             encoders=session.tool_ctx.extras.get("query_encoders") or {})
+    if guidance.declined and grounding.says_nothing_found(answer.text):
+        # the lines did not say it either: the rules' answer says why (only the pictures could), "not found" does not
+        answer = answer.model_copy(update={"text": guidance.draft, "evidence": [Evidence(**e) for e in guidance.cited], "citations": []})
     tokens = answer.tokens or TokenUsage()
     usage = {"input_tokens": tokens.input, "output_tokens": tokens.output, "total_tokens": tokens.input + tokens.output}
     reply = AIMessage(content=answer.text, response_metadata={"evidence": [e.model_dump() for e in answer.evidence]}, usage_metadata=usage)

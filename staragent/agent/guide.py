@@ -18,7 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from ..prompts import render
 from ..qa.read import WHERE
 from ..timecodes import format_range
-from .planners.rules import RulePlanner
+from .planners.rules import DECLINED, RulePlanner
 
 LEADS = 6
 """lines of the rule planner's answer shown to the model"""
@@ -39,6 +39,8 @@ class Guidance:
     """the lines its answer rests on, as evidence lines"""
     cited: tuple[dict, ...] = ()
     """the evidence its answer cites"""
+    declined: bool = False
+    """its answer declines because only the pictures could answer and nothing here sees them"""
 
     def message(self, question: str) -> HumanMessage:
         """The draft as the model reads it last, right before it answers (a small model heeds what
@@ -56,5 +58,7 @@ def guide(messages: list[BaseMessage], tool_specs: list[dict], video: dict, skip
     reply = RulePlanner().bind_tools(tool_specs).invoke(kept, video=video, asks_summary=asks_summary)
     if reply.tool_calls:
         return Guidance(calls=[(c["name"], c["args"]) for c in reply.tool_calls])
-    cited = (reply.response_metadata or {}).get("evidence") or []
-    return Guidance(calls=[], draft=reply.text, leads=tuple(evidence_line(e) for e in cited[:LEADS]), cited=tuple(cited))
+    meta = reply.response_metadata or {}
+    cited = meta.get("evidence") or []
+    return Guidance(calls=[], draft=reply.text, leads=tuple(evidence_line(e) for e in cited[:LEADS]), cited=tuple(cited),
+                    declined=bool(meta.get(DECLINED)))

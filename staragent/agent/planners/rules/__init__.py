@@ -19,11 +19,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from .compose import compose_answer
+from .compose import compose_answer, declines_sight
 from .conversation import Turn, read_turn
 from .plan import next_calls
 
-__all__ = ["RulePlanner", "Turn", "read_turn", "next_calls", "compose_answer"]
+DECLINED = "declined"
+"""response_metadata key of an answer that declines for want of sight (``compose.declines_sight``)"""
+
+__all__ = ["DECLINED", "RulePlanner", "Turn", "read_turn", "next_calls", "compose_answer"]
 
 
 class RulePlanner(BaseChatModel):
@@ -57,5 +60,6 @@ class RulePlanner(BaseChatModel):
             message = AIMessage(content="", tool_calls=calls)
         else:
             text, cited = compose_answer(turn, self.sight)
-            message = AIMessage(content=text, response_metadata={"evidence": [e.model_dump() for e in cited]})
+            declined = {DECLINED: True} if declines_sight(turn, self.sight) else {}
+            message = AIMessage(content=text, response_metadata={"evidence": [e.model_dump() for e in cited], **declined})
         return ChatResult(generations=[ChatGeneration(message=message)])

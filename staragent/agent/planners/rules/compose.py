@@ -1094,6 +1094,12 @@ def _card(turn: Turn, line: Evidence, lines: list[Evidence]) -> list[Evidence]:
     return sorted(together.values(), key=lambda e: (boxes[e.key()][1], boxes[e.key()][0]) if e.key() in boxes else (2.0, e.start))
 
 
+def declines_sight(turn: Turn, sight: str) -> bool:
+    """Whether the answer declines because the question is about what only the pictures show and
+    the index does not see them (a colour, an action): a reasoned answer, not a failure to find."""
+    return turn.question.visual_only and sight != "embeddings"
+
+
 def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]]:
     """The answer to the turn's question and the evidence it cites; ``sight``: one of ``SIGHTS``."""
     offline_visual = sight != "embeddings"
@@ -1104,7 +1110,7 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         offered = ", ".join(sorted(turn.tools)) or "none"
         return f"None of the tools this conversation offers can look up “{' '.join(q.topic) or q.text}” (offered: {offered}).", []
     focus = named_spans(turn) or None
-    if q.visual_only and offline_visual:
+    if declines_sight(turn, sight):
         return _visual_refusal(turn, sight)
     if q.ordinal and focus is None and len(parts := parts_shown(turn)) < q.ordinal:
         return _too_few_parts(q, parts), []
