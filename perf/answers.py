@@ -1,7 +1,8 @@
 """Answer quality on real media: the fact questions of ``../shared/eval/dev_qa.json`` (or the file
 ``STARAGENT_EVAL`` names), asked of each agent given (``profile:offline`` by default), run and scored
 by ``staragent bench`` (dataset kind ``factqa``): accuracy overall, by kind and by video, tool calls per
-question, seconds per answer. A run resumes where a killed one stopped; ``--fresh`` starts over.
+question, seconds per answer. A run resumes where a killed one stopped, over answers the same code gave (its commit and
+uncommitted changes to the package, ``code_version``): a run made by other code starts over, as ``--fresh`` does.
 
     python perf/answers.py [profile:offline ...] [--fresh] [--cases FILE]
 
@@ -11,8 +12,10 @@ saves its results as ``answers_<file stem>_cpu.json``, beside the dev set's.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,6 +30,17 @@ def dev_set(cases: str | None = None) -> Path | None:
     return path if path.is_file() else None
 
 
+def code_version() -> str | None:
+    """The commit of the checkout, and a digest of its uncommitted changes to the package: a run
+    resumes only over answers the same code gave. None outside a git checkout."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        diff = subprocess.run(["git", "diff", "HEAD", "--", "staragent"], cwd=ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return f"{head[:12]}+{hashlib.sha256(diff).hexdigest()[:12]}" if diff else head[:12]
+
+
 def run_agent(spec: str, dataset, fresh: bool, tag: str = "") -> dict:
     from staragent.bench.agents import make_agent
     from staragent.bench.execution import run_benchmark
@@ -35,8 +49,15 @@ def run_agent(spec: str, dataset, fresh: bool, tag: str = "") -> dict:
     from staragent.config import load_settings
 
     out = WORK / "answers" / (spec.replace(":", "-").replace(",", "_") + tag)
+    version, marker = code_version(), out / "code_version.txt"
+    if out.exists() and not fresh and version and (not marker.is_file() or marker.read_text().strip() != version):
+        print(f"{out.name}: made by other code than {version}; starting over (a resumed run would reuse its answers)", flush=True)
+        fresh = True
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
+    if version:
+        out.mkdir(parents=True, exist_ok=True)
+        marker.write_text(version + "\n")
     settings = load_settings(cache_dir=WORK / "cache-answers", progress=False)
     agent = make_agent(spec, settings)
     started = time.perf_counter()
