@@ -142,8 +142,8 @@ _HMS = r"\d{1,2}:\d{2}:\d{2}"
 # A range of the video: "between 1:00 and 1:30", "at 0:06-0:10", "during 2:00 to 2:30", either end
 # perhaps hedged ("from about 4:00 to around 5:00"), or a bare
 # "00:01:00-00:01:30" (the tool-argument form). A bare "9:00-17:00" may be opening hours, not the video.
-_HEDGE = r"(?:(?:around|about|roughly|approximately|approx\.|circa|~)\s*)?"
-"""an end of a range given roughly: from around 4:00 to 5:00"""
+_HEDGE = r"(?:[^\s\d:]+\s+)?"
+"""a word before either end of a range, however the end is qualified ("from around 4:00 to 5:00")"""
 _VIDEO_RANGE = re.compile(
     rf"\b(?:between|from|at|during|in|over|within)\s+(?:the\s+)?{_HEDGE}({_CLOCK})\s*(?:and|to|until|till|-|–|—)\s*{_HEDGE}({_CLOCK})|"
     rf"(?<![\d:])({_HMS})\s*(?:-|–|—|to)\s*({_HMS})(?![\d:])",
@@ -158,8 +158,8 @@ _VIDEO_POINT = re.compile(
     rf"(?:the\s+)?({_CLOCK}|\d{{1,4}}(?=\s*(?:s|sec|secs|seconds?)\s+(?:mark|in)\b))|"
     # "around 0:16", "at 00:42": no time of day is written with a zero hour, and "around" a clock time
     # is how a viewer points into the video ("at 9:00" may be a schedule's, "around 9:00" rarely is)
-    rf"\b(?:around|near|about|approximately|roughly|circa|(?<=,\s)like|(?<=,)like|(?:at|around|about)\s+like)\s+(?:the\s+)?({_CLOCK})(?!\s*(?:am|pm|a\.m|p\.m|o'?clock)\b)|"
-    rf"\b(?:at|by)\s+(?:the\s+)?(0?0:\d{{2}}(?::\d{{2}})?)\b|"
+    rf"\b(?:around|near|about|approximately|roughly)\s+(?:the\s+)?({_CLOCK})(?!\s*(?:am|pm|a\.m|p\.m|o'?clock)\b)|"
+    rf"(?<![\d:])(0?0:\d{{2}}(?::\d{{2}})?)\b|"
     # "about 11 seconds in", "at the 40 second mark": a count of seconds into the video
     rf"\b(\d{{1,4}})\s*(?:s|sec|secs|seconds?)\s+(?:in|into)\b|\b(\d{{1,4}})[\s-]*(?:s|sec|second)\s+mark\b",
     re.I,
@@ -257,7 +257,6 @@ _MOMENT_ASK = re.compile(
 )
 _START_VERBS = re.compile(r"\b(?:start|starts|started|begin|begins|began|open|opens|opened|appear|appears|appeared|come up|comes up|"
                           r"show up|shows up|first|switched|turned|pop up|pops up|play|plays|kick off|kicks off)\b", re.I)
-_SWITCHED = re.compile(r"\b(?:switch|switches|switched|turn|turns|turned)\s+(?:\w+\s+){0,3}?(?:on|off)\b|\b(?:switched|turned)\b", re.I)
 _END_VERBS = re.compile(r"\b(?:end|ends|ended|finish|finishes|finished|stop|stops|stopped|close|closes|closed|disappear|disappears)\b", re.I)
 _OVERVIEW = re.compile(
     r"\bwhat(?:'s| is| was)? (?:this|the) (?:whole |entire )?(?:video|clip|film|movie|cartoon|animation|recording)(?!['’]s\b)(?: (?:about|showing|demonstrating|explaining|teaching))?\b\??|"
@@ -481,8 +480,8 @@ def content_words(text: str) -> list[str]:
     for w in words:
         bare = w.strip(".,:'’").lower()
         bare = re.sub(r"['’]s$", "", bare)
-        if not bare or bare in STOPWORDS or bare in _UNAPOSTROPHED or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS \
-                or _CLOCK_WORD.fullmatch(bare):
+        if not bare or bare in STOPWORDS or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS \
+                or _CLOCK_WORD.fullmatch(bare) or _question_word(bare):
             continue  # a clock time says where to look, not what to look for
         out.append(re.sub(r"['’]s$", "", w.strip(".,'’?")))
     return out
@@ -587,8 +586,23 @@ def _embedded_type(text: str) -> str | None:
     return None
 
 
-_UNAPOSTROPHED = {"whats": "what", "whos": "who", "wheres": "where", "hows": "how", "whens": "when"}
-"""question words typed without the apostrophe ("whats on screen"): question words, not topic"""
+_WH_TAGS = ("WDT", "WP", "WP$", "WRB")
+
+
+def _passive(text: str) -> bool:
+    """Whether the parser reads ``text`` in the passive voice."""
+    from ....qa.language import parse
+
+    return any(t.dep_ in ("auxpass", "nsubjpass") for t in parse(text))
+
+
+def _question_word(word: str) -> str | None:
+    """The question word ``word`` is, as the parser reads it alone: "whats" typed without its
+    apostrophe is "what" and "s"."""
+    from ....qa.language import parse
+
+    first = next(iter(parse(word)), None)
+    return first.lower_ if first is not None and first.tag_ in _WH_TAGS else None
 
 
 def _without_verbs(keywords: list[str], text: str) -> list[str]:
@@ -603,7 +617,7 @@ def _wh(lower: str) -> str:
     lower = re.sub(r"^\s*(?:and|so|but|also|ok|okay|now|then)[,\s]+", "", lower)
     first = re.match(r"\s*(?:in|on|at|for|from|to|by|with|under|according to [^,]+,)?\s*(\w+)", lower)
     word = first[1] if first else ""
-    word = _UNAPOSTROPHED.get(word, word)
+    word = _question_word(word) or word if word and word not in STOPWORDS else word
     if word in ("who", "whom", "whose"):
         return "who"
     if word in ("when", "where", "why", "which", "what", "how"):
@@ -1123,9 +1137,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         elif question.time_range is None and not (previous is not None and _PRONOUN.search(bare)):
             question.position = question.words_at  # "how does the film end?": its closing part ("how does it end?": the part the last answer was about)
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
-    # "switched on", "turned off" say that a setting changed, not that something came or went
-    changed = _SWITCHED.sub(" ", bare)
-    question.appearing = bool(_START_VERBS.search(changed) or _END_VERBS.search(changed))
+    # "is it switched on?", "does it get turned off?": in the passive, something is done to the thing, it does not come or go
+    question.appearing = bool(_START_VERBS.search(bare) or _END_VERBS.search(bare)) and not _passive(bare)
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
     asks_summary = asks_summary or _unplaced_summary_ask()
