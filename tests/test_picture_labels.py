@@ -140,3 +140,40 @@ def test_the_classifier_names_scikit_image_photos_like_imagenet_does(tmp_path):
     assert labels[2] is not None and "coffee" in labels[2].description
     assert labels[3] is None  # a black frame is nothing in particular
     assert [len(labeller.faces(i)) for i in (data.astronaut(), data.coffee())] == [1, 0]
+
+
+def test_labels_made_during_the_decoding_pass_equal_those_made_from_the_stored_pictures(album, album_index, tmp_path):
+    """A fresh build labels each keyframe as the frames stage saves it; a build that resumes after
+    that stage labels the stored files. Both must say the same."""
+    import json
+    import shutil
+
+    video, _ = album
+    cache = tmp_path / "cache"
+    copy = cache / "index" / album_index.dir.name
+    shutil.copytree(album_index.dir, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    del manifest["stages"]["pictures"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    (copy / "pictures.jsonl").unlink()
+    rebuilt = build_index(video.path, load_settings(cache_dir=cache, progress=False))
+    assert rebuilt.dir == copy and rebuilt.stage_info("frames") == album_index.stage_info("frames")  # only the pictures were labelled again
+    assert rebuilt.pictures == album_index.pictures
+    assert rebuilt.stage_info("pictures")["pictures"] == album_index.stage_info("pictures")["pictures"] > 0
+
+
+def test_a_failed_decoding_pass_stops_the_picture_labels_with_its_own_error(album, tmp_path, monkeypatch):
+    """The picture stage waits on the frames stage's feed: when the pass fails, the build ends with
+    the pass's error (not a hang, and not a second error in its place) and nothing is labelled."""
+    from staragent.errors import MediaError
+    from staragent.index import stages
+
+    def broken(ctx, feed):
+        feed.put(("000000.jpg", b"not a picture yet"))
+        raise MediaError("the decoder gave up at 0:03")
+
+    monkeypatch.setattr(stages, "_scenes_and_keyframes", broken)
+    video, _ = album
+    with pytest.raises(MediaError, match="gave up at 0:03"):
+        build_index(video.path, load_settings(cache_dir=tmp_path, progress=False))
+    assert not list(tmp_path.glob("index/*/pictures.jsonl"))

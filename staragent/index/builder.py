@@ -28,6 +28,7 @@ from .stages import (
     Stage,
     finish_checkpoint,
     kept_subtitles,
+    open_feeds,
     share_frame_pass,
     subtitle_source,
 )
@@ -137,6 +138,7 @@ def build_index(
         if not info.has_audio:
             log.info(silent_note(video.name))
         share_frame_pass(ctx, (s.name for s in todo))
+        open_feeds(ctx, todo)
         try:
             _run_stages(todo, ctx, manifest, report)
         except InputError:
@@ -182,7 +184,8 @@ def _run_stages(todo: list[Stage], ctx: BuildContext, manifest: Manifest, report
     started_all = time.perf_counter()
     report(StageProgress(f"indexing {ctx.video.name}: {len(todo)} stages to run", stage=None, done=0, total=len(todo)))
     # A worker per lane: the audio, video and on-screen text lanes overlap; speech and acoustics share the audio lane.
-    with ThreadPoolExecutor(max_workers=INDEX_LANES, thread_name_prefix="stage") as executor:
+    # A stage reading another's feed has a worker of its own: it waits on the feed while the lanes work.
+    with ThreadPoolExecutor(max_workers=INDEX_LANES + len(ctx.feeds), thread_name_prefix="stage") as executor:
         try:
             failure = _schedule(executor, todo, ctx, manifest, report)
         except BaseException:  # Ctrl-C while waiting: running stages stop at their next step
@@ -206,6 +209,7 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
     done = {s.name for s in STAGES} - {s.name for s in todo}
     pending = {s.name: s for s in todo}
     running: dict = {}
+    started: set[str] = set()
     failure: BaseException | None = None
 
     def run(stage: Stage) -> tuple[dict, float]:
@@ -215,8 +219,9 @@ def _schedule(executor, todo: list[Stage], ctx: BuildContext, manifest: Manifest
     while (pending and failure is None) or running:
         if failure is None:
             for name, stage in list(pending.items()):
-                if all(d in done for d in stage.deps):
+                if all(d in done or (d == stage.streams_from and d in ctx.feeds and d in started) for d in stage.deps):
                     running[executor.submit(run, stage)] = stage
+                    started.add(name)
                     del pending[name]
         if not running:
             break

@@ -11,6 +11,7 @@ that stage and the cheap joins after it, nothing else.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 from collections import Counter
@@ -29,8 +30,9 @@ from ..faults import marker
 from ..fsutil import append_jsonl, atomic_dir, atomic_path, read_jsonl, repair_jsonl, write_json, write_jsonl
 from ..media import SAMPLE_RATE, MediaInfo
 from ..records import Keyframe, OcrLine, SpeechLine
+from .feed import Feed
 from .fingerprint import file_fingerprint
-from .store import read_keyframe, read_pcm
+from .store import decode_keyframe, read_keyframe, read_pcm
 from .subtitles import dropped_text, fit_to_video, parse_subtitles
 
 # Keyframe selection on the downscaled grey frames: a pixel "changed" when it moved by 10 % of the
@@ -85,6 +87,8 @@ class BuildContext:
     """the backends the stages already on disk were made with (an index opened again)"""
     frame_pass: Any = None
     """a ``FramePass`` the video and on-screen text lanes share, when both run (``share_frame_pass``)"""
+    feeds: dict[str, Feed] = field(default_factory=dict)
+    """stage -> what it makes, handed on while it runs to the stage that ``streams_from`` it (``open_feeds``)"""
 
     def path(self, name: str) -> Path:
         return self.dir / name
@@ -162,6 +166,9 @@ class Stage:
     version: int = 1
     role: str | None = None
     """The ModelPool role this stage runs; its info's ``model`` is recorded in the manifest."""
+    streams_from: str | None = None
+    """a dependency whose output this stage can take while that one still runs (through
+    ``BuildContext.feeds``): when both are to run, this one starts with it"""
 
 
 # ---------------------------------------------------------------- audio lane
@@ -425,7 +432,21 @@ def _merge_cuts(cuts: list[float], within: float) -> list[float]:
 def run_frames(ctx: BuildContext) -> dict:
     """One decoding pass (shared with the on-screen text lane when both run): scene cuts
     (PySceneDetect's content detector on small frames, plus settled content changes) and keyframes
-    (see ``KeyframePicker``)."""
+    (see ``KeyframePicker``). Each new keyframe picture is also handed to the feed of this stage,
+    when one is open (``open_feeds``), which is closed when the pass ends, with its error if any."""
+    feed = ctx.feeds.get("frames")
+    try:
+        found = _scenes_and_keyframes(ctx, feed)
+    except BaseException as exc:
+        if feed is not None:
+            feed.close(exc)
+        raise
+    if feed is not None:
+        feed.close()
+    return found
+
+
+def _scenes_and_keyframes(ctx: BuildContext, feed: Feed | None) -> dict:
     import cv2
     from PIL import Image
     from scenedetect import ContentDetector, FrameTimecode
@@ -461,7 +482,11 @@ def run_frames(ctx: BuildContext) -> dict:
                     image = frame.image(s.keyframe_width)
                     file = f"{len(keyframes):06d}.jpg"
                     h, w = image.shape[:2]
-                    Image.fromarray(image).save(kdir / file, quality=90)
+                    encoded = io.BytesIO()
+                    Image.fromarray(image).save(encoded, format="JPEG", quality=90)
+                    (kdir / file).write_bytes(encoded.getvalue())
+                    if feed is not None:  # the very bytes on disk, so a label made now equals one made from the file
+                        feed.put((file, encoded.getvalue()))
                 keyframes.append(Keyframe(id=len(keyframes), time=round(when, 3), until=round(when, 3), scene=0, file=file, width=w, height=h))
             bar.update(max(0, round(frame.time) - bar.n))
     if not times:
@@ -507,25 +532,59 @@ READERS = 2
 def run_pictures(ctx: BuildContext) -> dict:
     """What the keyframes show, coarsely: the object classifier's label and the number of faces of
     each distinct keyframe picture, merged over consecutive keyframes into spans
-    (``pictures.jsonl``). Nothing when the stage does not run here (``_picture_params``)."""
-    from concurrent.futures import ThreadPoolExecutor
+    (``pictures.jsonl``). Nothing when the stage does not run here (``_picture_params``).
 
+    When the frames stage runs in the same build, the pictures are labelled as its decoding pass
+    saves them (its feed): the pass leaves a core partly idle once the audio lane is done, and the
+    labels are then ready when it ends. Pictures on disk that were not fed (a build that resumes
+    after the frames stage) are labelled here in batches, each a step of resumption."""
     params = ctx.params.get("pictures") or _picture_params(ctx)
     if params["backend"] == "none":
         write_jsonl(ctx.path("pictures.jsonl"), [])
         return {"backend": "none", "events": 0}
     labeller = stage_expert(ctx, "picture_labels")
+
+    def face_scores(image: np.ndarray) -> list[float]:
+        return [face.score for face in labeller.faces(image)] if params["faces"] else []
+
+    def rows(files: list[str], images: list[np.ndarray], views: np.ndarray | None, faces: list[list[float]]) -> list[dict]:
+        return [
+            {"file": f, "label": found.label if found else None, "description": found.description if found else "",
+             "score": found.score if found else 0.0, "faces": scores}
+            for f, found, scores in zip(files, labeller.label(images, views), faces)
+        ]
+
+    seen: dict[str, dict] = {}
+    if (feed := ctx.feeds.get("frames")) is not None:
+        with ctx.progress(desc="pictures", unit="picture") as bar:
+            for batch in feed.batches(PICTURE_BATCH):
+                images = [decode_keyframe(data) for _, data in batch]
+                seen.update((row["file"], row) for row in rows([f for f, _ in batch], images, None, [face_scores(i) for i in images]))
+                bar.update(len(batch))
     keyframes = [Keyframe(**row) for row in read_jsonl(ctx.path("keyframes.jsonl"))]
-    files = sorted({k.file for k in keyframes})
+    files = sorted({k.file for k in keyframes} - seen.keys())
+    seen.update(_label_stored(ctx, labeller, files, face_scores, rows))
+    events = picture_events(keyframes, seen)
+    write_jsonl(ctx.path("pictures.jsonl"), [e.model_dump() for e in events])
+    return {"backend": labeller.name, "model": f"{params['backend']}:{params['model']}", "pictures": len(seen),
+            "events": len(events), "faces": params["faces"], "top_label_seconds": dict(list(label_seconds(events).items())[:8])}
+
+
+def _label_stored(ctx: BuildContext, labeller, files: list[str], face_scores: Callable, rows: Callable) -> dict[str, dict]:
+    """``rows`` of keyframe pictures read from disk, a checkpointed batch at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not files:
+        return {}
     batches = [files[i : i + PICTURE_BATCH] for i in range(0, len(files), PICTURE_BATCH)]
 
     def read(k: int) -> tuple[list[np.ndarray], np.ndarray, list[list[float]]]:
         images = [read_keyframe(ctx.dir, f) for f in batches[k]]
-        return images, labeller.views(images), [[face.score for face in labeller.faces(image)] if params["faces"] else [] for image in images]
+        return images, labeller.views(images), [face_scores(image) for image in images]
 
     # the next two batches are decoded, prepared (whole) and searched for faces on threads of their own while
     # this one is classified: JPEG decoding, resizing, dlib and onnxruntime all release the GIL, and
-    # the stage runs when the lanes before it are done, so every core is free for it
+    # after the frames stage every core is free for it
     reader = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="pictures-read")
     upcoming: dict[int, Any] = {}
 
@@ -534,20 +593,12 @@ def run_pictures(ctx: BuildContext) -> dict:
         for ahead in range(k + 1, min(k + 1 + READERS, len(batches))):
             if ahead not in upcoming:
                 upcoming[ahead] = reader.submit(read, ahead)
-        return [
-            {"file": f, "label": found.label if found else None, "description": found.description if found else "",
-             "score": found.score if found else 0.0, "faces": scores}
-            for f, found, scores in zip(batches[k], labeller.label(images, views), faces)
-        ]
+        return rows(batches[k], images, views, faces)
 
     try:
-        seen = {row["file"]: row for rows in _checkpointed(ctx, "pictures", list(range(len(batches))), look, desc="pictures", unit="batch") for row in rows}
+        return {row["file"]: row for done in _checkpointed(ctx, "pictures", list(range(len(batches))), look, desc="pictures", unit="batch") for row in done}
     finally:
         reader.shutdown(cancel_futures=True)
-    events = picture_events(keyframes, seen)
-    write_jsonl(ctx.path("pictures.jsonl"), [e.model_dump() for e in events])
-    return {"backend": labeller.name, "model": f"{params['backend']}:{params['model']}", "pictures": len(files),
-            "events": len(events), "faces": params["faces"], "top_label_seconds": dict(list(label_seconds(events).items())[:8])}
 
 
 def picture_events(keyframes: list[Keyframe], seen: dict[str, dict]):
@@ -588,6 +639,16 @@ def _ocr_params(ctx: BuildContext) -> dict:
     if backend == "easyocr":  # rapidocr reads whatever it reads: its languages are not a setting
         params.update(languages=s.models.ocr_languages, **weights_revision(ctx, "ocr", backend))
     return params
+
+
+def open_feeds(ctx: BuildContext, todo: Iterable[Stage]) -> None:
+    """A feed from each stage to the one that ``streams_from`` it, when both are to run in this
+    build (and the reader has work to do)."""
+    names = {s.name for s in todo}
+    for stage in STAGES:
+        source = stage.streams_from
+        if source and stage.name in names and source in names and ctx.params.get(stage.name, {}).get("backend") != "none":
+            ctx.feeds[source] = Feed()
 
 
 def share_frame_pass(ctx: BuildContext, todo: Iterable[str]) -> None:
@@ -932,7 +993,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("ocr", (), ("ocr.jsonl",), _ocr_params, run_ocr, role="ocr", version=9),
     Stage("captions", ("frames",), ("captions.jsonl",), _caption_params, run_captions, role="vlm"),
     Stage("vectors", ("frames",), ("vectors",), _vector_params, run_vectors, version=2, role="vision"),
-    Stage("pictures", ("frames",), ("pictures.jsonl",), _picture_params, run_pictures, role="picture_labels"),
+    Stage("pictures", ("frames",), ("pictures.jsonl",), _picture_params, run_pictures, role="picture_labels", streams_from="frames"),
     # version 4: OCR lines carry their own spans; sound events with times; 5: what the picture models saw
     Stage("segments", ("speech", "acoustics", "audio_tags", "ocr", "captions", "pictures"), ("segments.jsonl",), _segment_params, run_segments,
           version=5),

@@ -42,9 +42,16 @@ def read_pcm(directory: Path, start: float = 0.0, end: float | None = None) -> n
 
 def read_keyframe(directory: Path, file: str) -> np.ndarray:
     """A stored keyframe picture as an RGB array."""
+    return decode_keyframe((directory / "keyframes" / file).read_bytes())
+
+
+def decode_keyframe(data: bytes) -> np.ndarray:
+    """A keyframe picture's file contents as an RGB array."""
+    import io
+
     from PIL import Image
 
-    with Image.open(directory / "keyframes" / file) as image:
+    with Image.open(io.BytesIO(data)) as image:
         return np.asarray(image.convert("RGB"))
 
 
