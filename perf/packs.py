@@ -27,7 +27,7 @@ sys.path.insert(2, str(Path(__file__).resolve().parent.parent / "tests"))  # the
 
 from common import WORK, save  # noqa: E402
 
-ASR_CONFIGS = (("base", 1), ("base", 5), ("tiny.en", 1), ("tiny.en", 5))
+ASR_CONFIGS = (("base", 1), ("base", 3), ("base", 5), ("tiny.en", 1), ("tiny.en", 5))
 SMALL_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -26,7 +26,7 @@ started = time.perf_counter()
 index = build_index(sys.argv[1], settings)
 seconds = time.perf_counter() - started
 usage = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
                   "stages": {k: v.seconds for k, v in index.manifest.stages.items()},
                   "info": {k: v.info for k, v in index.manifest.stages.items()}}))
 """
@@ -70,12 +70,8 @@ def index_once(video: Path, cache: Path, fresh: bool = True, **index_settings) -
     """Index ``video`` in a child process (into ``cache``, emptied first when ``fresh``)."""
     if fresh:
         shutil.rmtree(cache, ignore_errors=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     out = subprocess.run([sys.executable, "-c", INDEX_CHILD, str(video), str(cache), json.dumps(index_settings)], capture_output=True, text=True, check=True)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    result["peak_rss_mb"] = max(peak_kb, before) / 1024
-    return result
+    return json.loads(out.stdout.strip().splitlines()[-1])  # its peak memory is its own (the children's maximum is every child's so far)
 
 
 def speech_recognition(video: Path, cache: Path) -> dict:
@@ -129,6 +125,28 @@ def cold_ask(video: Path, cache: Path, questions: list[str]) -> dict:
     return summary(times)
 
 
+PICTURE_ORDER = ("never", "auto", "auto", "never")
+"""fresh indexes without and with the picture labels, after the first index warmed the machine, in
+A-B-B-A order: neither side gets all the early (or late) runs of a drifting machine"""
+
+
+def picture_cost(video: Path) -> dict:
+    """What the coarse picture labels stage adds to a fresh index: the medians of two fresh indexes
+    with it and two without it, and the mean of the two pairs' ratios."""
+    runs: dict[str, list[dict]] = {"never": [], "auto": []}
+    for setting in PICTURE_ORDER:
+        runs[setting].append(index_once(video, WORK / "cache-pictures", picture_labels=setting))
+    shutil.rmtree(WORK / "cache-pictures", ignore_errors=True)
+    pairs = list(zip(runs["auto"], runs["never"]))
+
+    def side(done: list[dict]) -> dict:
+        return {key: statistics.median(r[key] for r in done) for key in ("seconds", "cpu_seconds", "peak_rss_mb")}
+
+    return {"with": side(runs["auto"]), "without": side(runs["never"]), "pairs": len(pairs),
+            "ratios": [round(a["seconds"] / b["seconds"], 4) for a, b in pairs],
+            "ratio": statistics.mean(a["seconds"] / b["seconds"] for a, b in pairs)}
+
+
 def main(minutes: float = 60.0) -> dict:
     video = sample_video(minutes)
     from staragent.media import probe
@@ -139,10 +157,8 @@ def main(minutes: float = 60.0) -> dict:
     cache = WORK / "cache"
     indexed = index_once(video, cache)
     print(f"index {indexed['seconds']:.1f} s, peak {indexed['peak_rss_mb']:.0f} MB", flush=True)
-    # what the coarse picture labels cost: the same fresh index without that stage, in the same run
-    without_pictures = index_once(video, WORK / "cache-no-pictures", picture_labels="never")
-    shutil.rmtree(WORK / "cache-no-pictures", ignore_errors=True)
-    print(f"index without picture labels {without_pictures['seconds']:.1f} s", flush=True)
+    pictures = picture_cost(video)
+    print(f"picture labels: {pictures['without']['seconds']:.1f} s -> {pictures['with']['seconds']:.1f} s ({pictures['ratio'] - 1:+.1%})", flush=True)
     load = os.getloadavg()[0]
     timings = latencies(video, cache)
     asr = speech_recognition(video, cache)
@@ -159,7 +175,7 @@ def main(minutes: float = 60.0) -> dict:
         "index_x_realtime": duration / indexed["seconds"],
         "floor_x_realtime": duration / floor["total_seconds"],
         "index_over_floor": indexed["seconds"] / floor["total_seconds"],
-        "index_without_pictures": {k: without_pictures[k] for k in ("seconds", "cpu_seconds")},
+        "picture_cost": pictures,
         "load_average": round(load, 1),
         "speech_recognition": {**asr, "x_realtime": duration / asr["seconds"] if asr["seconds"] else None},
         "index_without_subtitles": {

@@ -28,7 +28,7 @@ def pipeline_section(data: dict) -> list[str]:
         f"| decode floor (PyAV: same frames + audio, nothing else) | {_f(floor['total_seconds'], 1)} s = {_f(data['floor_x_realtime'], 1)}× real time |",
         f"| index time / decode floor | **{_f(data['index_over_floor'])}** |",
         *([f"| CPU time: index / decode floor | {_f(idx['cpu_seconds'], 0)} s / {_f(floor['cpu_seconds'], 0)} s |"] if "cpu_seconds" in idx else []),
-        *([_pictures_row(idx, data["index_without_pictures"])] if data.get("index_without_pictures") else []),
+        *([_pictures_row(data["picture_cost"])] if data.get("picture_cost") else []),
         *([f"| machine load (1-minute load average after indexing, {m['cores']} cores) | {_f(data['load_average'], 1)} |"] if "load_average" in data else []),
         *([_speech_row(data["speech_recognition"])] if data.get("speech_recognition") else []),
         *([_unsubtitled_row(data["index_without_subtitles"])] if data.get("index_without_subtitles") else []),
@@ -52,11 +52,13 @@ def pipeline_section(data: dict) -> list[str]:
     return lines + [""]
 
 
-def _pictures_row(idx: dict, without: dict) -> str:
-    added = idx["seconds"] / without["seconds"] - 1
-    cpu = f"; CPU {_f(without['cpu_seconds'], 0)} s → {_f(idx['cpu_seconds'], 0)} s" if "cpu_seconds" in without else ""
-    return (f"| the picture labels stage's cost: the same fresh index without it, in the same run | {_f(without['seconds'], 1)} s → "
-            f"{_f(idx['seconds'], 1)} s = **{added:+.1%}** of index time{cpu} |")
+def _pictures_row(cost: dict) -> str:
+    with_, without = cost["with"], cost["without"]
+    pairs = ", ".join(f"{r - 1:+.1%}" for r in cost["ratios"])
+    return (f"| the picture labels stage's cost: fresh indexes without and with it, {cost['pairs']} pairs in A-B-B-A order after the first "
+            f"index (medians) | {_f(without['seconds'], 1)} s → {_f(with_['seconds'], 1)} s = **{cost['ratio'] - 1:+.1%}** of index time "
+            f"(pairs {pairs}); CPU {_f(without['cpu_seconds'], 0)} s → {_f(with_['cpu_seconds'], 0)} s; peak memory "
+            f"{_f(without['peak_rss_mb'], 0)} → {_f(with_['peak_rss_mb'], 0)} MB |")
 
 
 def _speech_row(asr: dict) -> str:

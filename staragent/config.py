@@ -119,7 +119,9 @@ class ModelSettings(BaseModel):
         600.0, gt=0, description="longest range transcribe_speech re-transcribes with asr_refine (longer ones show the index transcript)"
     )
     asr_batch_size: int = Field(16, ge=1, description="speech chunks decoded together while indexing")
-    asr_beam_size: int = Field(5, ge=1)
+    asr_beam_size: int = Field(
+        0, ge=0, description="beam width of the speech recognition that indexes a video (0: 3 on the CPU, 5 on a GPU; docs/performance.md)"
+    )
     cpu_threads: int = Field(
         0, ge=0, description="threads each CPU model may use (0: every core for a model that runs alone; the index's OCR, sound tagger and video decoder take their lane's share)"
     )

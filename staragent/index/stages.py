@@ -202,9 +202,16 @@ def _speech_params(ctx: BuildContext) -> dict:
     backend = stage_backend(ctx, "asr")
     if backend in ("pocketsphinx", "none"):
         return {"source": "asr", "backend": backend}
+    from ..models.pool import resolve_device
+    from ..models.specs import asr_beam_size
+
     m = ctx.settings.models
+    try:
+        device = resolve_device(m.device, wants_gpu=True)
+    except ModelUnavailable:  # a GPU asked for and missing: the recogniser says so when it loads
+        device = "cpu"
     return {
-        "source": "asr", "backend": backend.split(":")[0], "model": backend_model(ctx, "asr", backend), "beam_size": m.asr_beam_size,
+        "source": "asr", "backend": backend.split(":")[0], "model": backend_model(ctx, "asr", backend), "beam_size": asr_beam_size(ctx.settings, device),
         "compute_type": m.asr_compute_type, **weights_revision(ctx, "asr", backend),
     }
 
@@ -524,7 +531,11 @@ def _picture_params(ctx: BuildContext) -> dict:
 
 
 PICTURE_BATCH = 16
-"""keyframe pictures labelled per step (a step is also the unit of resumption)"""
+"""stored keyframe pictures labelled per step (a step is also the unit of resumption)"""
+FED_BATCH = 4
+"""keyframe pictures labelled together as the frames stage hands them on: the classifier's working
+memory grows with the batch (about 50 MB for 4, 190 MB for 16), and during the pass the other lanes
+hold theirs, while 4 cost no more CPU a picture than 16"""
 READERS = 2
 """threads that decode, prepare and search the coming batches for faces"""
 
@@ -557,7 +568,7 @@ def run_pictures(ctx: BuildContext) -> dict:
     seen: dict[str, dict] = {}
     if (feed := ctx.feeds.get("frames")) is not None:
         with ctx.progress(desc="pictures", unit="picture") as bar:
-            for batch in feed.batches(PICTURE_BATCH):
+            for batch in feed.batches(FED_BATCH):
                 images = [decode_keyframe(data) for _, data in batch]
                 seen.update((row["file"], row) for row in rows([f for f, _ in batch], images, None, [face_scores(i) for i in images]))
                 bar.update(len(batch))
