@@ -345,6 +345,13 @@ def place_names() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
+def place_kind_words() -> frozenset[str]:
+    """The kinds the places WordNet knows by name are ("city", "country", "island", ...): what a
+    question asking for a geographic place names ("which town ..."), and no studio or office is."""
+    return frozenset(kind for name in place_names() for kind in place_kinds(name))
+
+
+@functools.lru_cache(maxsize=1)
 def _hypernyms() -> dict[str, tuple[str, ...]]:
     """offset -> the offsets it is a kind or a named instance of."""
     _, synsets, _ = _noun_net()

@@ -634,6 +634,17 @@ def test_a_line_that_only_repeats_the_quoted_words_comes_with_the_line_said_afte
     assert "storm" in final.content and "nothing left to lose" not in final.content
 
 
+def test_words_reported_without_quotation_marks_are_found_and_continued():
+    """"He says X... how does he finish it?" asks for the rest of the sentence that holds X, not for
+    how the video ends."""
+    said = [Evidence(start=s, end=e, modality="speech", text=t, source="transcribe_speech") for s, e, t in [
+        (41.0, 47.0, "Tonight we sail, and the sea will not wait for anyone who hesitates at the dock."),
+        (50.0, 55.0, "Years later the harbour was rebuilt."), (590.0, 598.0, "And that was the last of the old ships.")]]
+    final = _converse("the captain says the sea will not wait for anyone... how does he finish that sentence", said,
+                      lambda query: [_hit(40.0, 60.0, said[0])])
+    assert "hesitates at the dock" in final.content and "last of the old ships" not in final.content, final.content
+
+
 def test_a_line_about_the_thing_a_what_question_asks_for_answers_it():
     shown = [Evidence(start=43, end=60, modality="ocr", text=t, source="extract_scene_text")
              for t in ("RELEASED UNDER THE OPEN FILM LICENSE 2.0", "WWW.EXAMPLE.ORG")]
@@ -732,6 +743,9 @@ def test_end_credits_start_where_the_last_unbroken_run_of_text_begins_and_the_ex
     assert "MIRA CASTELL" in final.content and "JONAS" not in final.content, final.content
     final = _converse("When does the 'Thanks to everyone' section of the credits come up?", lines, [hit], boxes=boxes)
     assert final.content.startswith("At 7:59"), final.content  # where the quoted heading is, not where the credits begin
+    # the credits have no clock: "what time" of them asks where in the video they are
+    final = _converse("what time do the end credits start rolling", lines, [hit], boxes=boxes)
+    assert final.content.startswith("At 7:50"), final.content
 
 
 def test_an_overview_of_the_whole_video_says_how_its_file_is_named():
@@ -1233,6 +1247,22 @@ def test_who_did_something_the_video_never_credits_is_said_not_to_be_there():
              line("extract_scene_text", "ocr", 400, 404, "DIRECTED BY"), line("extract_scene_text", "ocr", 400, 404, "Mira Castell")]
     final = _converse("Who voiced the fox in Lanternfall?", world, [_hit(560.0, 566.0, world[0])])
     assert says_nothing_found(final.content) and "Mira Castell" not in final.content, final.content
+
+
+def test_a_town_the_video_never_names_is_not_answered_with_a_credited_name():
+    world = [line("extract_scene_text", "ocr", 500, 506, "ArnoKroner"), line("extract_scene_text", "ocr", 440, 446, "LANTERNFALL"),
+             line("extract_scene_text", "ocr", 499, 506, "STORY")]  # a credit's heading holds one of the question's words
+    final = _converse("what town or country is the story set in", world, [_hit(499.0, 506.0, world[2], world[0])])
+    assert says_nothing_found(final.content), final.content
+    world.append(line("extract_scene_text", "ocr", 30, 36, "Our story is set in Lisbon"))
+    final = _converse("what town or country is the story set in", world, [_hit(30.0, 36.0, world[3]), _hit(499.0, 506.0, world[2], world[0])])
+    assert "Lisbon" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_where_a_title_comes_up_is_not_a_word_it_must_hold():
+    world = [line("extract_scene_text", "ocr", 24, 30, "LANTERNFALL"), line("extract_scene_text", "ocr", 500, 506, "Mira Castell")]
+    final = _converse("what's the title that comes up at the beginning", world, [_hit(24.0, 30.0, world[0])])
+    assert "LANTERNFALL" in final.content and not says_nothing_found(final.content), final.content
 
 
 def test_a_question_for_everyone_credited_lists_each_name_under_the_heading_once():

@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 from ....index.text import tokenize
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
+from ....words import place_kind_words
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
@@ -60,6 +61,7 @@ from .ranking import (
     matched,
     named_sound,
     names_in_question,
+    names_place,
     normalised,
     on_throughout,
     person_names,
@@ -935,8 +937,11 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         if not focus or any(e.start < b and e.end > a for a, b in focus):
             seen |= set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)  # "the clock in the top bar", "the pop-up's buttons"
     missing = wanted - matched(wanted, seen)
-    typed = q.answer_type is not None and any(has_type(beyond_question(e.text, q), q.answer_type) for e in cited)
-    untyped = q.answer_type in ("money", "percent", "date", "url", "person") and cited and not typed
+    # "which town ...": a place known by name, not any capitalised word; "where was it mixed?" may be a studio's
+    geographic = q.answer_type == "place" and bool(q.asked_for) and q.asked_for in place_kind_words()
+    typed = q.answer_type is not None and any(names_place(beyond_question(e.text, q)) if geographic else has_type(beyond_question(e.text, q), q.answer_type)
+                                              for e in cited)
+    untyped = (q.answer_type in ("money", "percent", "date", "url", "person") or geographic) and cited and not typed
     # inside a part the question names, a line that holds any of its words (or the kind of answer) may answer
     if focus:
         lost = missing == wanted and not typed

@@ -850,6 +850,31 @@ def quoted_phrases(text: str) -> list[str]:
     return [next(g for g in m.groups() if g).strip() for m in _QUOTE.finditer(text)]
 
 
+REPORTED_WORDS = 4
+"""the fewest words a clause reported after a verb of saying needs to be looked for as a quote"""
+
+
+def reported_words(text: str) -> str | None:
+    """Words the question reports someone saying without quotation marks ("Kennedy says ask not
+    what your country can do for you... how does he end it?"), as the parser reads them: the clause
+    hung on a verb of saying, when it is long enough to be a quotation and is not itself asked about
+    (it opens with no question word) or told in other words (no "that", "if" or "whether")."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    for verb in doc:
+        if verb.lemma_.lower() not in SPEECH_WORDS and verb.lower_ not in SPEECH_WORDS:
+            continue
+        for clause in verb.children:
+            if clause.dep_ not in ("ccomp", "xcomp") or clause.i < verb.i:
+                continue
+            words = [t for t in clause.subtree if not t.is_punct]
+            if len(words) < REPORTED_WORDS or words[0].tag_ in _WH_TAGS or any(t.dep_ == "mark" for t in clause.children):
+                continue
+            return doc[words[0].i : words[-1].i + 1].text
+    return None
+
+
 def find_intent(text: str) -> Intent | None:
     """The special tool a question plainly asks for, if any."""
     lower = text.lower()
@@ -1022,6 +1047,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     without one, the same model over no video's words)."""
     text = re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()
     quoted = quoted_phrases(text)
+    reported = not quoted and (said := reported_words(text))
+    if reported:
+        quoted = [said]  # looked for like a quotation: the line that holds them is what the question is about
     bare = text
     for q in quoted:  # quoted words are looked for, not read as the question's grammar
         bare = bare.replace(q, " ")
@@ -1107,6 +1135,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         and not names_a_work
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
+        if placed := _POSITION_START.search(bare):  # "the title that comes up at the beginning": where, not what
+            question.keywords = _without(question.keywords, placed[0])
     elif question.credits and not question.scope and time_range is None:
         question.position = "start" if _OPENING_CREDITS.search(bare_lower) else "end"
     elif edge_of := _NAMED_EDGE.search(bare):
@@ -1121,7 +1151,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         if question.wants & {"speech", "ocr"}:
             question.wants |= {"speech", "ocr"}  # a date, a name or a place the video gives is said or shown
     question.asks_moment = bool(asked := _MOMENT_ASK.search(asked_lower)) and question.answer_type not in ("time", "date")
-    if question.asks_moment:
+    if question.credits and question.answer_type == "time":
+        question.asks_moment, question.answer_type = True, "when"  # the credits have no clock: "what time do they roll?" asks where in the video
+    if question.asks_moment and asked:
         # "how many seconds in", "how far into": the form of a question for a moment, no words of its topic
         question.keywords = _without(question.keywords, asked[0])
         # ... and where its question word made only a thing of it ("at what point"), a moment is what it asks for;
@@ -1134,7 +1166,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         if question.scope:  # "the first line of the poem": the poem
             question.scope = re.sub(r"^(?:first|opening|last|closing|final)\s+(?:words?|lines?|sentences?)\s+(?:of|in)\s+(?:the\s+)?", "",
                                     question.scope, flags=re.I) or None
-        elif question.time_range is None and not (previous is not None and _PRONOUN.search(bare)):
+        elif question.time_range is None and not reported and not (previous is not None and _PRONOUN.search(bare)):
             question.position = question.words_at  # "how does the film end?": its closing part ("how does it end?": the part the last answer was about)
     question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
     # "is it switched on?", "does it get turned off?": in the passive, something is done to the thing, it does not come or go
