@@ -131,12 +131,20 @@ A-B-B-A order: neither side gets all the early (or late) runs of a drifting mach
 
 
 def picture_cost(video: Path) -> dict:
-    """What the coarse picture labels stage adds to a fresh index: the medians of two fresh indexes
-    with it and two without it, and the mean of the two pairs' ratios."""
+    """What the coarse picture labels stage adds to a fresh index of a video: the medians of two
+    fresh indexes with it and two without it (sharing the first index's prepared model packs), and
+    the mean of the two pairs' ratios."""
     runs: dict[str, list[dict]] = {"never": [], "auto": []}
+    cache = WORK / "cache-pictures"
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir(parents=True)
+    # the model packs the first index prepared (the classifier's ONNX file is written from its
+    # checkpoint on first use, with PyTorch): a one-time cost of the cache, not of indexing a video
+    (cache / "packs").symlink_to((WORK / "cache" / "packs").resolve(), target_is_directory=True)
     for setting in PICTURE_ORDER:
-        runs[setting].append(index_once(video, WORK / "cache-pictures", picture_labels=setting))
-    shutil.rmtree(WORK / "cache-pictures", ignore_errors=True)
+        shutil.rmtree(cache / "index", ignore_errors=True)
+        runs[setting].append(index_once(video, cache, fresh=False, picture_labels=setting))
+    shutil.rmtree(cache, ignore_errors=True)
     pairs = list(zip(runs["auto"], runs["never"]))
 
     def side(done: list[dict]) -> dict:
