@@ -875,6 +875,18 @@ def reported_words(text: str) -> str | None:
     return None
 
 
+def without_interjections(text: str) -> str:
+    """``text`` without the interjections that open it, as the parser tags them ("ok and what about
+    ...", "well, who ...", "hmm"): they say nothing of what is asked, and hide how it begins."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    i = 0
+    while i < len(doc) and (doc[i].tag_ == "UH" or (i and doc[i].is_punct)):
+        i += 1
+    return text[doc[i].idx :] if 0 < i < len(doc) else text
+
+
 def find_intent(text: str) -> Intent | None:
     """The special tool a question plainly asks for, if any."""
     lower = text.lower()
@@ -1045,7 +1057,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     file name, whose words a question may use to name the video itself; ``asks_summary``: the fitted
     model that tells a request for an overview (``qa.operation.SummaryAsk`` over the video's words;
     without one, the same model over no video's words)."""
-    text = re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()
+    text = without_interjections(re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip())
     quoted = quoted_phrases(text)
     reported = not quoted and (said := reported_words(text))
     if reported:
@@ -1218,6 +1230,15 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.refers_back = back is not None
     question.pointed = back["pointed"].lower() if back is not None and back["pointed"] else None
     question.pronoun = bool(_PRONOUN.search(bare))
+    what_about = previous is not None and bool(re.match(r"^\s*(?:and\s+)?(?:what|how) about\b", lower))
+    if what_about and question.answer_type is None:
+        # "and what about the acer one?": what was asked before, asked of something else (so "the music"
+        # after "who directed it?" is what someone did, not where to listen)
+        question.answer_type, question.asked_for = previous.answer_type, previous.asked_for
+        if question.answer_type in NOT_HEARD:
+            question.wants = question.wants - {"audio"}  # a name, a place or a date is not heard, whatever the words
+        if previous.asked_for:
+            question.keywords = list(dict.fromkeys([*question.keywords, previous.asked_for]))
     own_words = question.subject
     if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or (not own_words and question.pronoun) or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
         question.follow_up = True
