@@ -83,6 +83,7 @@ def asr(media: Path, reference: Path, configs=ASR_CONFIGS) -> list[dict]:
     """Each (model, beam) transcribing ``media`` the way the speech stage does."""
     from staragent.index.subtitles import parse_subtitles
     from staragent.media import SAMPLE_RATE, load_audio
+    from staragent.models.asr import decoding_groups
     from staragent.models.pool import ModelPool
 
     audio = load_audio(media)
@@ -93,9 +94,9 @@ def asr(media: Path, reference: Path, configs=ASR_CONFIGS) -> list[dict]:
     for model, beam in configs:
         pool = ModelPool(_settings(asr_model=model, asr_beam_size=beam))
         recognizer = pool.get("asr")
-        windows, group = recognizer.windows(spans), recognizer.batch_size
+        _, groups = decoding_groups(recognizer, spans)
         with Clock() as clock:
-            lines = [line for i in range(0, len(windows), group) for line in recognizer.transcribe(audio, [p for w in windows[i : i + group] for p in w])]
+            lines = [line for pieces in groups for line in recognizer.transcribe(audio, pieces)]
         minutes = len(audio) / SAMPLE_RATE / 60
         rows.append({
             "model": model, "beam": beam, "wer": round(word_error_rate(truth, words_of(" ".join(x.text for x in lines))), 4),

@@ -248,14 +248,10 @@ def run_speech(ctx: BuildContext) -> dict:
         return {"source": source, "model": f"{params['backend']}:{model}", "lines": 0, "language": None, "languages": []}
     audio = read_pcm(ctx.dir)
     recognizer = stage_expert(ctx, "asr")
-    from ..models.asr import chunk_spans
+    from ..models.asr import decoding_groups
 
-    # A recogniser that decodes fixed windows (faster-whisper) says what each one hears, and a
-    # batched one takes a group of windows per call; a group is also the unit of resumption.
-    # Silence between windows is never decoded.
-    windows = recognizer.windows(spans) if hasattr(recognizer, "windows") else [[chunk] for chunk in chunk_spans(spans)]
+    windows, groups = decoding_groups(recognizer, spans)  # a group of windows is also the unit of resumption
     group = max(1, getattr(recognizer, "batch_size", 1))
-    groups = [[piece for window in windows[i : i + group] for piece in window] for i in range(0, len(windows), group)]
     lines = _checkpointed(
         ctx,
         "speech",
@@ -491,9 +487,10 @@ def _scenes_and_keyframes(ctx: BuildContext, feed: Feed | None) -> dict:
                     h, w = image.shape[:2]
                     encoded = io.BytesIO()
                     Image.fromarray(image).save(encoded, format="JPEG", quality=90)
-                    (kdir / file).write_bytes(encoded.getvalue())
+                    data = encoded.getvalue()
+                    (kdir / file).write_bytes(data)
                     if feed is not None:  # the very bytes on disk, so a label made now equals one made from the file
-                        feed.put((file, encoded.getvalue()))
+                        feed.put((file, data))
                 keyframes.append(Keyframe(id=len(keyframes), time=round(when, 3), until=round(when, 3), scene=0, file=file, width=w, height=h))
             bar.update(max(0, round(frame.time) - bar.n))
     if not times:

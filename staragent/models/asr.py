@@ -23,6 +23,16 @@ def chunk_spans(spans: list[tuple[float, float]], max_len: float = 20.0, max_gap
     return [(a, b) for a, b in chunks]
 
 
+def decoding_groups(recognizer, spans: list[tuple[float, float]]) -> tuple[list[list[tuple[float, float]]], list[list[tuple[float, float]]]]:
+    """How ``recognizer`` is run over ``spans``: its decoding windows (what one window hears: a
+    recogniser that decodes fixed windows, faster-whisper, says; else one chunk of nearby spans
+    each), and the pieces of ``batch_size`` windows at a time, what one ``transcribe`` call takes.
+    Silence between windows is never decoded."""
+    windows = recognizer.windows(spans) if hasattr(recognizer, "windows") else [[chunk] for chunk in chunk_spans(spans)]
+    group = max(1, getattr(recognizer, "batch_size", 1))
+    return windows, [[piece for window in windows[i : i + group] for piece in window] for i in range(0, len(windows), group)]
+
+
 def speech_windows(spans: list[tuple[float, float]], max_len: float, max_gap: float, separator: float) -> list[list[tuple[float, float]]]:
     """Speech spans put together, in order, into windows of at most ``max_len`` seconds, for a
     recogniser that pays for a whole window however little of it holds speech (Whisper hears 30 s

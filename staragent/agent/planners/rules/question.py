@@ -955,6 +955,10 @@ def _in_front_of(text: str, m: re.Match) -> bool:
 _LOOK_AFTER = re.compile(r"\b(?:look|looks|looked|looking)\s+after\b", re.I)
 
 
+_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how) about\b")
+"""a follow-up that asks the last question again of something else ("and what about the acer one?")"""
+
+
 def _within_clause(text: str, at: int, what: str) -> str:
     """``what`` (the words after "after" or "before" at ``at``) cut where the parser ends the phrase or
     clause that word opens: "after the poem finishes there's a ringing noise" is after "the poem
@@ -1059,9 +1063,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     without one, the same model over no video's words)."""
     text = without_interjections(re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip())
     quoted = quoted_phrases(text)
-    reported = not quoted and (said := reported_words(text))
+    reported = None if quoted else reported_words(text)
     if reported:
-        quoted = [said]  # looked for like a quotation: the line that holds them is what the question is about
+        quoted = [reported]  # looked for like a quotation: the line that holds them is what the question is about
     bare = text
     for q in quoted:  # quoted words are looked for, not read as the question's grammar
         bare = bare.replace(q, " ")
@@ -1230,7 +1234,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.refers_back = back is not None
     question.pointed = back["pointed"].lower() if back is not None and back["pointed"] else None
     question.pronoun = bool(_PRONOUN.search(bare))
-    what_about = previous is not None and bool(re.match(r"^\s*(?:and\s+)?(?:what|how) about\b", lower))
+    what_about = previous is not None and bool(_WHAT_ABOUT.match(lower))
     if what_about and question.answer_type is None:
         # "and what about the acer one?": what was asked before, asked of something else (so "the music"
         # after "who directed it?" is what someone did, not where to listen)
@@ -1240,7 +1244,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         if previous.asked_for:
             question.keywords = list(dict.fromkeys([*question.keywords, previous.asked_for]))
     own_words = question.subject
-    if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or (not own_words and question.pronoun) or re.match(r"^\s*(?:and|what about|how about)\b", lower)):
+    if previous is not None and (question.refers_back and len(own_words) <= 4 or not keywords or (not own_words and question.pronoun) or re.match(r"^\s*and\b", lower) or what_about):
         question.follow_up = True
         # the earlier topic says where this one is (its own words say what it asks), and it holds
         # for the question after it too ("and before that?")
