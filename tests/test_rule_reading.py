@@ -60,6 +60,19 @@ def test_arithmetic_written_in_the_question_goes_to_the_calculator(question, exp
 
 
 @pytest.mark.parametrize(
+    "question, operation",
+    [
+        ("what is the gap between the two prices?", "-"),
+        ("how much do the two plans cost in total?", "+"),
+        ("what's that noise in the gap between the two talks?", None),  # a stretch of the video, not a subtraction
+        ("the total of the two amounts on the slide, what is it?", "+"),  # a noun with its article, not under a preposition
+    ],
+)
+def test_an_operation_word_that_names_a_stretch_asks_for_no_sum(question, operation):
+    assert analyse(question).operation == operation
+
+
+@pytest.mark.parametrize(
     "question, kind, text",
     [
         ("My locker code is 4417, remember it.", "remember", "My locker code is 4417"),
@@ -1957,3 +1970,13 @@ def test_the_card_right_before_is_quoted_whole_top_to_bottom():
     final = _converse("what text comes up right before that?", [low, top, title], [_hit(20.0, 30.0, low, top, title)], boxes=boxes, history=before)
     assert "THE NORTHERN FILM COLLECTIVE" in final.content and "PRESENTS" in final.content, final.content
     assert final.content.index("NORTHERN") < final.content.index("PRESENTS") and "HARBOUR" not in final.content, final.content
+
+
+def test_what_a_card_says_is_read_off_the_screen_where_nobody_speaks():
+    # "say" is a verb of saying: written words answer it as well as a voice; a noun naming speech does not
+    world = [line("extract_scene_text", "ocr", 560, 566, "RELEASED UNDER CREATIVE COMMONS BY 3.0"),
+             line("extract_scene_text", "ocr", 548, 554, "Score by Ines Varga"), heard(0, 590, "Music", 0.8)]
+    said = _converse("can people share this film? what licence does it say at the end", world, [_hit(560.0, 566.0, world[0])]).content
+    assert "CREATIVE COMMONS" in said and not says_nothing_found(said), said
+    sung = _converse("what are the lyrics of the song at the end?", world, [_hit(548.0, 554.0, world[1])]).content
+    assert "CREATIVE COMMONS" not in sung and "Ines Varga" not in sung, sung

@@ -44,6 +44,7 @@ from .question import (
     Question,
     named_sounds,
     names_only_credits,
+    said_only_by_verb,
 )
 from .ranking import (
     LASTING_SOUND,
@@ -816,8 +817,9 @@ def _nothing_said(turn: Turn) -> str | None:
     if not read.get(SPEECH) or _speech_lines(turn) or any(e.modality == "speech" for e in turn.evidence()):
         return None
     silent = not any((s.result or {}).get("audio_track", True) for s in turn.called(SPEECH))
-    if silent and not set(tokenize(" ".join(q.keywords))) & VOICE_TOKENS:
-        return None  # "what do the tooltips say?" in a video without sound: what they say is written
+    shown = any(e.modality == "ocr" for e in turn.evidence()) and said_only_by_verb(q.text)
+    if (silent or shown) and not set(tokenize(" ".join(q.keywords))) & VOICE_TOKENS:
+        return None  # "what do the tooltips say?" where nobody speaks and no voice is asked about: what they say is written
     notes = [s.result.get("note") for s in turn.called(SPEECH) if s.result and s.result.get("note")]
     why = f" ({notes[0]})" if notes else ""
     return f"Nothing is said there: I found no speech in this video where the question points{why}, so there are no words to report."

@@ -586,6 +586,18 @@ def _embedded_type(text: str) -> str | None:
     return None
 
 
+def said_only_by_verb(text: str) -> bool:
+    """Whether speech is asked for only by a verb of saying ("what licence does it say at the end?"),
+    which written words answer as well as a voice, and not by a noun that names speech ("the
+    narration", "the lyrics", "the dialogue"), as the parser reads ``text``."""
+    from ....qa.language import parse
+
+    if _SPOKEN_DIALOGUE.search(text.lower()):
+        return False
+    saying = [t for t in parse(text) if t.lower_ in SPEECH_WORDS or t.lemma_.lower() in SPEECH_WORDS]
+    return bool(saying) and all(t.pos_ in ("VERB", "AUX") for t in saying)
+
+
 _WH_TAGS = ("WDT", "WP", "WP$", "WRB")
 
 
@@ -674,8 +686,21 @@ def _operation(lower: str) -> str | None:
                     continue  # a named property of a picture or a file, read off the video, not a division
                 if op == "+" and phrase == "both" and not re.search(r"\b(cost|price|total|together)\b", lower):
                     continue
+                if _names_a_stretch(lower, phrase):
+                    continue  # "the noise in the gap between the two readings": a place in the video, not a sum to do
                 return op
     return None
+
+
+def _names_a_stretch(lower: str, phrase: str) -> bool:
+    """Whether the operation word ``phrase`` is, as the parser reads ``lower``, a noun with its own
+    article governed by a preposition ("in the gap between them", "during the break"): a place or
+    a stretch the question points at, not the value it asks for ("in total" has no article)."""
+    from ....qa.language import parse
+
+    if " " in phrase:
+        return False
+    return any(t.lower_ == phrase and t.dep_ == "pobj" and any(c.dep_ == "det" for c in t.children) for t in parse(lower))
 
 
 _OWNER = re.compile(r"\bof (?:the )?([A-Z][\w-]*(?: [A-Z][\w-]*)*)")
