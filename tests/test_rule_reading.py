@@ -111,6 +111,27 @@ def test_words_ocr_glued_together_are_found_by_their_parts():
     assert tokenize("Theodore Byron") == tokenize("theodore") + tokenize("byron")  # names that begin like those words stay whole
 
 
+@pytest.mark.parametrize(
+    "read, shown",
+    [
+        ("MADE POSSIBLE WITHTHEGENEROUSSUPPORTOF", "MADE POSSIBLE WITH THE GENEROUS SUPPORT OF"),
+        ("Note: may limitresolution options", "Note: may limit resolution options"),
+        ("CloseWindow", "Close Window"),
+        ("Wed18:38", "Wed 18:38"),
+        ("LANTERNFALL", "LANTERNFALL"),  # a title set as one word in capitals
+        ("Northwind Pictures", "Northwind Pictures"),  # a name made of words
+        ("LibriVox", "LibriVox"),  # camel case that is no two words
+        ("www.lanternfall.org", "www.lanternfall.org"),
+        ("MP3 at 1280x1024", "MP3 at 1280x1024"),
+    ],
+)
+def test_the_spaces_ocr_lost_are_put_back_for_reading_and_nothing_else_changes(read, shown):
+    from staragent.index.text import readable
+
+    assert readable(read) == shown
+    assert readable(read).replace(" ", "") == read.replace(" ", "")
+
+
 # ---------------------------------------------------------------- planning and answering
 
 
@@ -1980,3 +2001,45 @@ def test_what_a_card_says_is_read_off_the_screen_where_nobody_speaks():
     assert "CREATIVE COMMONS" in said and not says_nothing_found(said), said
     sung = _converse("what are the lyrics of the song at the end?", world, [_hit(548.0, 554.0, world[1])]).content
     assert "CREATIVE COMMONS" not in sung and "Ines Varga" not in sung, sung
+
+
+def test_words_ocr_glued_together_are_quoted_with_their_spaces_and_names_are_left_whole():
+    lines, boxes = _screen(
+        (0.0, 30.0, "Power saver", (0.19, 0.56, 0.29, 0.59)),
+        (0.0, 30.0, "Tip: may reducebattery wear", (0.31, 0.56, 0.52, 0.59)),
+        (0.0, 30.0, "Northwind Laptop", (0.19, 0.10, 0.35, 0.13)),
+    )
+    final = _converse("what does the tip say about battery wear?", lines, [_hit(0.0, 30.0, lines[1])], boxes=boxes).content
+    assert "reduce battery" in final and "reducebattery" not in final, final
+    named = _converse("what is the laptop called?", lines, [_hit(0.0, 30.0, lines[2])], boxes=boxes).content
+    assert "Northwind" in named, named
+
+
+@pytest.mark.parametrize(
+    "question, answer_type",
+    [
+        ("whats the name of the guy in the talk who wondered how much it would all cost", "person"),  # the clause only says which guy
+        ("what does the man who paid twenty dollars carry out of the shop?", None),  # no amount asked for
+        ("when does the man who paid 20 dollars leave?", "when"),
+    ],
+)
+def test_a_clause_that_says_which_one_is_meant_does_not_set_what_is_asked(question, answer_type):
+    assert analyse(question).answer_type == answer_type
+
+
+def test_the_name_of_a_kind_of_person_is_answered_with_the_name_said():
+    world = [line("extract_scene_text", "ocr", 120, 150, "Part 3: Harvest accounts (1902)"),
+             line("transcribe_speech", "speech", 122, 128, "Edmund Hale sat up late to reckon how much the farm could spare for them."),
+             line("transcribe_speech", "speech", 129, 134, "The rain had not stopped for a week.")]
+    final = _converse("whats the name of the guy in part 3 who worked out how much the farm could spare", world,
+                      [_hit(120.0, 150.0, world[0], world[1])]).content
+    assert "Edmund Hale" in final and not says_nothing_found(final), final
+
+
+def test_an_after_clause_naming_nothing_found_does_not_make_the_first_line_the_answer():
+    # "after they click save" is no earlier answer to go on from: the line that answers is chosen
+    world = [line("extract_scene_text", "ocr", 0, 40, "Activities"), line("extract_scene_text", "ocr", 0, 40, "Thu 09:12"),
+             line("extract_scene_text", "ocr", 30, 33, "Your changes will be undone in 15 seconds")]
+    final = _converse("after they click save, how many seconds does the popup give you before it undoes them", world,
+                      [_hit(30.0, 33.0, world[2])]).content
+    assert "15 seconds" in final and "Activities" not in final, final

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..index.text import tokenize
+from ..index.text import readable, tokenize
 from ..prompts import render
 from ..schema import Evidence, TokenUsage
 from ..timecodes import format_range, format_time, times_in_text
@@ -32,9 +32,14 @@ def where(e: Evidence) -> str:
     return f"{WHERE.get(e.modality, e.modality)} at {when}"
 
 
+def text_of(e: Evidence) -> str:
+    """What a line says as people read it: on-screen text with the spaces OCR lost put back."""
+    return readable(e.text) if e.modality == "ocr" else e.text
+
+
 def quote(e: Evidence) -> str:
     under = f" (under “{e.labels[0]}”)" if e.labels else ""
-    return f"{where(e)}: “{' '.join(e.text.split())}”{under}"
+    return f"{where(e)}: “{' '.join(text_of(e).split())}”{under}"
 
 
 def _not_found(ranking: Ranking, reader: str) -> Answer:
@@ -132,7 +137,7 @@ def numbered(lines: list[Evidence]) -> str:
     rows = []
     for n, e in enumerate(lines, 1):
         under = f" [under: {e.labels[0]}]" if e.labels else ""
-        rows.append(f"[{n}] {format_range(e.start, e.end)} {WHERE.get(e.modality, e.modality)}: {' '.join(e.text.split())[:300]}{under}")
+        rows.append(f"[{n}] {format_range(e.start, e.end)} {WHERE.get(e.modality, e.modality)}: {' '.join(text_of(e).split())[:300]}{under}")
     return "\n".join(rows)
 
 

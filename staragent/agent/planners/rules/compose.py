@@ -14,6 +14,7 @@ import re
 from difflib import SequenceMatcher
 
 from ....index.text import tokenize
+from ....qa.read import text_of
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from ....words import place_kind_words
@@ -106,7 +107,7 @@ def excerpt(text: str, q: Question | None) -> str:
 
 def _sentence(group: list[Evidence], q: Question | None) -> str:
     e = group[0]
-    said = (f"“{excerpt(x.text, q)}”" if x.modality in ("ocr", "speech") else x.text for x in group)
+    said = (f"“{excerpt(text_of(x), q)}”" if x.modality in ("ocr", "speech") else x.text for x in group)
     quoted = " · ".join(dict.fromkeys(said))  # one sound read twice, over two ranges that clip it alike, is told once
     end = "" if quoted.rstrip("”").endswith((".", "!", "?", "…")) else "."
     return f"{WHERE.get(e.modality, 'Found')} at {format_range(e.start, e.end)}: {quoted}{end}"
@@ -1167,7 +1168,10 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
             and "audio" not in q.wants:  # sounds: by salience and nearness
         cited = _at_moment(q.moment, scored)
     else:
-        cited = (_relative(turn, scored) if q.relation and focus and not q.relation_to else []) or choose(turn, scored)
+        # "what was said right after that": the first thing after the last answer; a relation to
+        # something this question does not name ("after they hit apply, ...") places nothing
+        follows = q.relation and focus and not q.relation_to and (q.follow_up or q.refers_back)
+        cited = (_relative(turn, scored) if follows else []) or choose(turn, scored)
     if q.excludes_previous and turn.previous_evidence:
         before = {e.key() for e in turn.previous_evidence} | {(e.modality, e.text) for e in turn.previous_evidence}
         others = [s.evidence for s in scored if s.evidence.key() not in before and (s.evidence.modality, s.evidence.text) not in before]

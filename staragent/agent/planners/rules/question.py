@@ -26,7 +26,7 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, is_noun
+from ....words import NUMBER_WORDS, is_noun, names_a_person
 from ....words import names_a_sound as _names_a_sound_word
 from .layout import POPUP_TOKENS
 
@@ -553,6 +553,32 @@ def _after_clause(text: str) -> str:
     which option do they pick?" asks which option), else the whole text."""
     m = _WHEN_CLAUSE.match(text)
     return text[m.end():] if m else text
+
+
+def _without_relative_clauses(text: str) -> str:
+    """``text`` without the clauses that only say which thing is meant, as the parser reads it: "the
+    name of the guy who thought about how much he could do" asks for a name, not an amount."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    inside = {t.i for clause in doc if clause.dep_ == "relcl" for t in clause.subtree}
+    return "".join(t.text_with_ws for t in doc if t.i not in inside).strip() if inside else text
+
+
+def _asks_for_a_person(text: str) -> bool:
+    """Whether the question asks for someone, as the parser and WordNet read it: the name of a kind
+    of person ("the name of the guy who ..."), or which one of them ("which actor ...")."""
+    from ....qa.language import parse
+
+    for t in parse(text):
+        asked = None
+        if t.lemma_.lower() == "name" and t.pos_ == "NOUN":
+            asked = next((o for p in t.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj"), None)
+        elif t.tag_ == "WDT" and t.dep_ == "det" and t.head.pos_ == "NOUN":
+            asked = t.head
+        if asked is not None and asked.pos_ == "NOUN" and names_a_person(asked.lemma_.lower()):
+            return True
+    return False
 
 
 def _answer_type(lower: str) -> str | None:
@@ -1136,7 +1162,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         text=text,
         keywords=keywords,
         wants=wants,
-        answer_type=_answer_type(asked_lower),
+        answer_type=_answer_type(_without_relative_clauses(asked_lower)) or ("person" if _asks_for_a_person(asked_lower) else None),
         wh=_wh(asked_lower),
         operation=operation if intent is None else None,
         operands=_operands(text) if operation and intent is None else [],
