@@ -2043,3 +2043,15 @@ def test_an_after_clause_naming_nothing_found_does_not_make_the_first_line_the_a
     final = _converse("after they click save, how many seconds does the popup give you before it undoes them", world,
                       [_hit(30.0, 33.0, world[2])]).content
     assert "15 seconds" in final and "Activities" not in final, final
+
+
+def test_the_credit_a_question_names_goes_to_whoever_is_under_it_even_a_studio_nickname():
+    # "Zapp" looks like no person's name, but it is under the heading that holds two of the question's
+    # words (glued by OCR, as rolling credits are); "Mara Ilves" is a name under a heading holding one
+    lines, boxes = _screen(
+        (500.0, 507.0, "COLOURGUIDEARTWORK", (0.39, 0.84, 0.62, 0.87)), (500.0, 507.0, "Mara Ilves", (0.46, 0.87, 0.56, 0.90)),
+        (520.0, 527.0, "LOGOAND BANNERDESIGN", (0.39, 0.84, 0.62, 0.87)), (520.0, 527.0, "Zapp", (0.46, 0.87, 0.50, 0.90)),
+    )
+    final = _converse("who did the banner and logo artwork according to the credits?", lines,
+                      [_hit(500.0, 507.0, lines[1]), _hit(520.0, 527.0, lines[2])], boxes=boxes).content
+    assert "Zapp" in final and "Mara Ilves" not in final, final

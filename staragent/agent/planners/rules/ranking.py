@@ -589,6 +589,8 @@ def rank(
                 score += 0.3  # "what software ...": the heading "STUDIO SOFTWARE" lists software; "Software Developer" names a job
             if f" {normalised(label)} " in f" {normalised(q.text)} ":
                 score += 0.1  # the role as the question words it ("Character Animator"), not glued or derived ("CHARACTERANIMATION")
+            if q.answer_type == "person" and not is_heading(e.text) and not answers_type(e.text, beyond_question(e.text, q), q):
+                score += TYPE_BONUS * named  # "who did the logo?": the holder of the credit the question names, whatever the name looks like ("Grrr")
             if motion.rolls(e):  # the names right under a rolling heading are its credit; lines that came in later may begin the next block
                 score -= 0.04 * min(LABEL_SECONDS, max(0.0, e.start - labels[e.key()][0].start))
             share = max(share, named)
