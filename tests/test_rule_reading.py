@@ -2055,3 +2055,24 @@ def test_the_credit_a_question_names_goes_to_whoever_is_under_it_even_a_studio_n
     final = _converse("who did the banner and logo artwork according to the credits?", lines,
                       [_hit(500.0, 507.0, lines[1]), _hit(520.0, 527.0, lines[2])], boxes=boxes).content
     assert "Zapp" in final and "Mara Ilves" not in final, final
+
+
+def _three_readings():
+    return [
+        line("extract_scene_text", "ocr", 0, 50, "Ode 4 - Mira Holt (Audiobook Club)"), line("extract_scene_text", "ocr", 0, 50, "First printed 1702"),
+        line("transcribe_speech", "speech", 3, 12, "The morning lark sings above the quiet field."),
+        line("extract_scene_text", "ocr", 60, 110, "The Harbour Lights - Edwin Carr"),
+        line("extract_scene_text", "ocr", 60, 110, "Volume One, Chapter II (1871)"),
+        line("transcribe_speech", "speech", 64, 75, "Some of its noisiest authorities insisted the harbour would never close."),
+        line("extract_scene_text", "ocr", 120, 160, "Address - Lena Ortiz, 1990"),
+        line("transcribe_speech", "speech", 122, 130, "Friends, we gather here tonight."),
+    ]
+
+
+def test_the_author_of_a_part_counted_in_order_is_the_name_on_its_card_and_its_card_is_that_part_s():
+    world = _three_readings()
+    first = _converse("who's the author of the 2nd piece that gets read?", world, [_hit(60.0, 110.0, world[3])])
+    assert "Edwin Carr" in first.content and "authorities" not in first.content, first.content
+    final = _converse("what year does its title card give?", world, [_hit(0.0, 50.0, world[1])],
+                      history=[HumanMessage("who's the author of the 2nd piece that gets read?"), first]).content
+    assert "1871" in final and "1702" not in final, final

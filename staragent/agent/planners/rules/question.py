@@ -26,7 +26,7 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, is_noun, names_a_person
+from ....words import NUMBER_WORDS, falls_under, is_noun, names_a_person
 from ....words import names_a_sound as _names_a_sound_word
 from .layout import POPUP_TOKENS
 
@@ -696,7 +696,7 @@ def function_words(text: str) -> frozenset[str]:
 def _without(keywords: list[str], phrase: str) -> list[str]:
     """``keywords`` less the words of ``phrase`` that says where or when to look ("the last thing
     shown", "at first"), not what to look for; all of them if nothing else is left."""
-    said = {w.lower() for w in re.findall(r"[a-z]+", phrase, re.I)}
+    said = {w.lower() for w in re.findall(r"[a-z0-9]+", phrase, re.I)}  # "2nd" as well as "second"
     return [w for w in keywords if w.lower() not in said] or keywords
 
 
@@ -1200,6 +1200,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.video_title = question.asks_title and bool(_VIDEO_TITLE.search(bare_lower) or _VIDEO_TITLE.search(text_for_topic.lower()) or named_work) \
         and not question.scope and time_range is None \
         and not names_a_work
+    if question.video_title and previous is not None and not (previous.video_title or previous.overview) \
+            and (own := _VIDEO_TITLE.search(bare_lower)) and own[0].startswith("its"):
+        question.video_title = False  # "what year does its title card give?" after a question about one part: that part's card
     if question.video_title:
         question.position = "start"  # the film's own title is shown near its beginning
         if placed := _POSITION_START.search(bare):  # "the title that comes up at the beginning": where, not what
@@ -1265,6 +1268,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.role = role[0].lower()
     elif question.answer_type == "person" and (doing := _PERSON_DOING.search(bare)):
         question.role = _ROLE_VERBS[doing["verb"].lower()]
+    if question.role and falls_under(question.role, "writer") and (question.ordinal or question.scope):
+        # "who is the author of the second piece?" asks whose that piece is: the name on its card, not a line saying "authorities"
+        question.author, question.keywords = True, [w for w in question.keywords if w.lower() != question.role]
     question.many = bool(_MANY.search(bare)) or _plural(question.asked_for)
     if (edge := _SEQUENCE.search(bare)) and not set(tokenize(" ".join(question.keywords))) - _ACTORS:
         question.sequence = "first" if edge["first"] or edge["first2"] else "last"
