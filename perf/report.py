@@ -458,7 +458,22 @@ def blind_rounds_section(data: dict) -> list[str]:
         m = r["machine"]
         lines.append(f"| {r['round']} | {r['commit']} | {r['system']} | **{r['right']}/{r['n']} ({100 * r['right'] / r['n']:.0f}%)** | {kinds} "
                      f"| {m['cpu']}, {m['cores']} cores, {m['date']} | {_f(r['seconds_per_answer_p50'])} |")
-    return [*lines, ""]
+    return [*lines, "", *_latest_runs(), ""]
+
+
+def _latest_runs() -> list[str]:
+    """The last run of each round with the offline default (``answers_roundNN_cpu.json``, overwritten by
+    every run): how the code of that run does on questions it has since been fixed against."""
+    latest = []
+    for path in sorted(RESULTS.glob("answers_round*_cpu.json")):
+        data = json.loads(path.read_text())
+        run = next((r for r in data.get("runs", []) if r.get("agent") == "profile:offline"), None)
+        if run:
+            latest.append(f"{path.stem.removeprefix('answers_round').removesuffix('_cpu')} {run['factqa']['right']}/{run['factqa']['n']}")
+    if not latest:
+        return []
+    return ["Latest offline run of each round (later runs are no blind measure: fixes since may have seen the round's misses; "
+            f"`python perf/answers.py --fresh --cases eval/blind/roundNN.json`): {', '.join(latest)}."]
 
 
 def llm_dev_section(data: dict) -> list[str]:
