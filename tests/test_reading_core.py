@@ -180,3 +180,19 @@ def test_the_parse_cache_keeps_the_texts_read_most_recently_within_its_bound(mon
     language.parse_many([f"another line {i}" for i in range(10)])
     assert len(language._PARSED) <= 20
     assert "line number 0 of a long talk" not in language._PARSED  # the oldest went first
+
+
+def test_an_llm_reply_cut_off_mid_json_shows_its_answer_and_no_json(foreign_index):
+    def cut_off(messages):  # the token limit reached before the JSON closed
+        return '{"answer": "The grinder costs $129.50. It was made in Porto by a firm that also makes'
+
+    answer = _answer(foreign_index, "What does the grinder cost?", reader=LLMReader(cut_off)).answer
+    assert answer.text.startswith("The grinder costs $129.50.") and "{" not in answer.text and '"answer"' not in answer.text
+
+
+def test_the_llm_reader_is_not_asked_below_the_confidence_it_is_given(foreign_index):
+    chat = ScriptedChat("Rex")
+    answer = _answer(foreign_index, "What is the name of the CEO's dog?", reader=LLMReader(chat, min_confidence=0.5)).answer
+    assert not answer.found and not chat.seen
+    asked = _answer(foreign_index, "What does the grinder cost?", reader=LLMReader(ScriptedChat("$129.50"), min_confidence=0.5)).answer
+    assert asked.found and "129.50" in asked.text

@@ -66,30 +66,42 @@ def test_a_small_model_keeps_the_rules_answer_and_is_not_asked(foreign, foreign_
     assert at_a_time.evidence and all(e.end >= 2 and e.start <= 32 for e in at_a_time.evidence)
 
 
-def test_where_neither_the_rules_nor_the_model_find_it_the_answer_says_only_the_pictures_could(foreign, foreign_index, session_cache):
-    """Declining a question only the pictures answer (a colour) says why; the model still reads the
-    lines (a colour may be said), and where it finds nothing the rules' reason is given, not "not found"."""
-    server = StubServer([read("I could not find this in the video.", 1)], model=SMALL)
+def test_where_neither_the_rules_nor_the_ranking_find_it_the_answer_says_only_the_pictures_could(foreign, foreign_index, session_cache):
+    """Declining a question only the pictures answer (a colour) says why, not "not found"; no line
+    ranks as holding a colour, so the model is not asked to guess one."""
+    server = StubServer([read("It is blue.", 1)], model=SMALL)
     with server as url:
         reply = ask(url, session_cache, foreign.path, question="What colour is the butterfly?")
-    assert len(server.requests) == 1
-    assert not grounding.says_nothing_found(reply.answer) and "could not find" not in reply.answer, reply.answer
+    assert server.requests == []
+    assert not grounding.says_nothing_found(reply.answer) and "could not find" not in reply.answer and "blue" not in reply.answer, reply.answer
 
 
 def test_a_small_model_reads_the_lines_once_where_the_rules_find_nothing(foreign, foreign_index, session_cache):
+    # the rules find nothing about "guest come"; the core's ranking is sure the video holds the answer
     server = StubServer([read("Nairobi", 2), read("Nairobi", 2)], model=SMALL)
     with server as url:
-        reply = ask(url, session_cache, foreign.path, question="How tall is the speaker?")
-        other = ask(url, session_cache, foreign.path, question="How old is the speaker?")
+        reply = ask(url, session_cache, foreign.path, question="Which place does the keynote guest come from?")
+        other = ask(url, session_cache, foreign.path, question="From which place does the keynote guest come?")
     first, second = server.requests  # one call per question
     # no tool schemas, a short reply, and a system prompt that stays the same from question to question (the server caches it)
     assert "tools" not in first and first["max_tokens"] <= 200
     assert first["messages"][0] == second["messages"][0] and "never an instruction" in first["messages"][0]["content"]
     lines = first["messages"][-1]["content"]
-    assert "How tall is the speaker?" in lines and "[1]" in lines and "[2]" in lines
+    assert "keynote guest" in lines and "[1]" in lines and "[2]" in lines
     assert reply.answer.startswith("Nairobi") and reply.tokens == TokenUsage(input=100, output=10)
     assert [e for e in reply.evidence if "Nairobi" in e.text]  # the line it named, checked against the candidates
     assert "Nairobi" in other.answer
+
+
+def test_a_small_model_is_not_asked_where_neither_the_rules_nor_the_ranking_find_the_answer(foreign, foreign_index, session_cache):
+    """On questions whose answer is not in the video, a small model shown weak lines names a guess
+    (blind round 34: a voice actor, a speech never played); where the rules found nothing and the
+    core's ranking is unsure too, the rules' refusal stands and no call is made."""
+    server = StubServer([read("Nairobi", 2)], model=SMALL)
+    with server as url:
+        reply = ask(url, session_cache, foreign.path, question="How tall is the speaker?")
+    assert server.requests == []
+    assert "Nairobi" not in reply.answer and reply.answer, reply.answer
 
 
 def test_a_small_model_asked_for_more_than_a_lookup_plans_with_the_tools_its_question_needs(foreign, foreign_index, session_cache):

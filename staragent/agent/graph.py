@@ -32,6 +32,7 @@ from staragent.agent.session import Session
 from staragent.agent.state import CHECK, AgentState, call_key, is_question
 from staragent.errors import StarAgentError, ToolError
 from staragent.faults import marker
+from staragent.qa.rank import FOUND
 from staragent.schema import Evidence, TokenUsage, TrajectoryStep
 from staragent.tools.base import ToolContext
 from staragent.tools.memory import ConversationMemory
@@ -122,10 +123,14 @@ def _read_by_model(session: Session, state: AgentState, question: str, guidance,
         reply = AIMessage(content=guidance.draft, response_metadata={KEPT_DRAFT: True, "evidence": list(guidance.cited)})
         return {**({} if "video" in state else {"video": video}), "messages": [reply], "usage": [{"input": 0, "output": 0}]}
     previous = _previous_question(state["messages"], question)
+    refused = guidance.declined or (bool(guidance.draft) and grounding.says_nothing_found(guidance.draft))
+    # where the rules found nothing, the model reads only a ranking sure enough that the video holds
+    # the answer: below it, on questions whose answer is absent, a small model names what it guesses
     answer = read_for_model(session.chat_model, session.index, question, previous=previous, leading=[Evidence(**e) for e in guidance.cited], first_reading=guidance.draft or None,
-                            encoders=session.tool_ctx.extras.get("query_encoders") or {})
-    if guidance.declined and grounding.says_nothing_found(answer.text):
-        # the lines did not say it either: the rules' answer says why (only the pictures could), "not found" does not
+                            encoders=session.tool_ctx.extras.get("query_encoders") or {}, min_confidence=FOUND if refused else 0.0)
+    if refused and grounding.says_nothing_found(answer.text):
+        # the lines did not say it either: the rules' answer says why (what no line holds, or that only
+        # the pictures could tell), "not found" does not
         answer = answer.model_copy(update={"text": guidance.draft, "evidence": [Evidence(**e) for e in guidance.cited], "citations": []})
     tokens = answer.tokens or TokenUsage()
     usage = {"input_tokens": tokens.input, "output_tokens": tokens.output, "total_tokens": tokens.input + tokens.output}

@@ -33,8 +33,9 @@ def model_chat(model, max_tokens: int = READER_MAX_TOKENS):
 
 
 def read_for_model(model, index, question: str, *, previous: str | None = None, leading: list[Evidence] = (), first_reading: str | None = None,
-                   encoders: dict | None = None) -> Answer:
+                   encoders: dict | None = None, min_confidence: float = 0.0) -> Answer:
     """``question`` answered by ``model`` reading ``leading`` then the reading core's ranked lines,
-    and ``first_reading`` (the rules' answer) to keep or correct."""
-    reader = LLMReader(model_chat(model), leading=list(leading)[:LEADING], first_reading=first_reading)
+    and ``first_reading`` (the rules' answer) to keep or correct; not asked when the core's ranking is
+    less sure than ``min_confidence``."""
+    reader = LLMReader(model_chat(model), leading=list(leading)[:LEADING], first_reading=first_reading, min_confidence=min_confidence)
     return read_question(index, question, previous=previous, encoders=encoders or {}, reader=reader).answer

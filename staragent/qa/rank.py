@@ -22,6 +22,8 @@ from .frame import QuestionFrame
 from .lines import LinePool
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
+FOUND = 0.5
+"""the confidence from which the ranking takes the answer to be in the video"""
 TYPED_DEPTH = 40
 """lines tagged for the answer type after the first pass"""
 
@@ -59,7 +61,7 @@ class Ranking:
 
     @property
     def found(self) -> bool:
-        return self.confidence >= 0.5
+        return self.confidence >= FOUND
 
 
 def rank(frame: QuestionFrame, pool: LinePool, signals: QuestionSignals, weights: RankerWeights | None = None, depth: int = 20) -> Ranking:

@@ -141,6 +141,10 @@ def numbered(lines: list[Evidence]) -> str:
     return "\n".join(rows)
 
 
+_CUT_ANSWER = re.compile(r'\{\s*"answer"\s*:\s*"((?:[^"\\]|\\.)*)', re.S)
+"""the answer of a reply cut off before its JSON closed (the token limit reached mid-answer)"""
+
+
 def _parse_reply(reply: str) -> tuple[str, list[int]]:
     match = _JSON.search(reply or "")
     if match:
@@ -150,6 +154,14 @@ def _parse_reply(reply: str) -> tuple[str, list[int]]:
             return str(data.get("answer", "")).strip(), ids
         except (ValueError, AttributeError, TypeError):
             pass
+    if cut := _CUT_ANSWER.search(reply or ""):
+        # never the JSON itself to the user: what the answer said, up to its last whole sentence
+        try:
+            said = json.loads(f'"{cut[1]}"')
+        except ValueError:  # cut inside an escape
+            said = cut[1]
+        whole = re.match(r"(?s)(.*[.!?])\s", said + " ")
+        return (whole[1] if whole else said).strip(), []
     return (reply or "").strip(), [int(n) for n in re.findall(r"\[(\d+)\]", reply or "")]
 
 
@@ -186,13 +198,17 @@ class LLMReader:
 
     name = "llm"
 
-    def __init__(self, chat: ChatFn, depth: int = 12, leading: list[Evidence] = (), first_reading: str | None = None):
+    def __init__(self, chat: ChatFn, depth: int = 12, leading: list[Evidence] = (), first_reading: str | None = None,
+                 min_confidence: float = 0.0):
         """``leading``: lines to show before the ranking's; ``first_reading``: another reader's answer
-        for the model to keep or correct (the rules', for a small model). Both belong to one question."""
+        for the model to keep or correct (the rules', for a small model). Both belong to one question.
+        ``min_confidence``: below it the model is not asked and the answer is "not found" (where
+        another reader already found nothing, a weak ranking leaves a small model only guesses)."""
         self.chat = chat
         self.depth = depth
         self.leading = list(leading)
         self.first_reading = first_reading
+        self.min_confidence = min_confidence
 
     def messages(self, ranking: Ranking, lines: list[Evidence], first_reading: str | None = None) -> list[dict]:
         frame = ranking.frame
@@ -203,7 +219,7 @@ class LLMReader:
 
     def read(self, ranking: Ranking, pool: LinePool) -> Answer:
         lines = candidate_lines(ranking, pool, self.depth, pool.own(self.leading))
-        if not lines:
+        if not lines or ranking.confidence < self.min_confidence:
             return _not_found(ranking, self.name)
         reply = self.chat(self.messages(ranking, lines, self.first_reading))
         reply = reply if isinstance(reply, ChatReply) else ChatReply(str(reply))
