@@ -88,8 +88,8 @@ def readable(text: str) -> str:
     """``text`` (a line read off the screen) with the spaces OCR lost put back where a dictionary
     shows them ("THEFINANCIALSUPPORTFROM" -> "THE FINANCIAL SUPPORT FROM", "may limitresolution
     options" -> "may limit resolution options", "CloseWindow" -> "Close Window"): what people and
-    models read, and what the index stores. Words holding a dot, a slash or an @ (web and mail addresses, file names), known
-    words, and names are left whole."""
+    models read (the index keeps the text as read). Words holding a dot, a slash or an @ (web and mail
+    addresses, file names), known words, and names are left whole."""
     out = []
     for word in text.split(" "):
         if any(c in word for c in "./@_\\"):

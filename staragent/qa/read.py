@@ -218,8 +218,10 @@ class LLMReader:
         return [{"role": "system", "content": render("qa_reader")}, {"role": "user", "content": user}]
 
     def read(self, ranking: Ranking, pool: LinePool) -> Answer:
+        if ranking.confidence < self.min_confidence:
+            return _not_found(ranking, self.name)
         lines = candidate_lines(ranking, pool, self.depth, pool.own(self.leading))
-        if not lines or ranking.confidence < self.min_confidence:
+        if not lines:
             return _not_found(ranking, self.name)
         reply = self.chat(self.messages(ranking, lines, self.first_reading))
         reply = reply if isinstance(reply, ChatReply) else ChatReply(str(reply))

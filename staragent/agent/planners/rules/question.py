@@ -567,7 +567,7 @@ def _without_relative_clauses(text: str) -> str:
 
 def _asks_for_a_person(text: str) -> bool:
     """Whether the question asks for someone, as the parser and WordNet read it: the name of a kind
-    of person ("the name of the guy who ..."), or which one of them ("which actor ...")."""
+    of person ("the name of the guy who ..."), or which one of them ("what poet wrote it?")."""
     from ....qa.language import parse
 
     for t in parse(text):
