@@ -2076,3 +2076,41 @@ def test_the_author_of_a_part_counted_in_order_is_the_name_on_its_card_and_its_c
     final = _converse("what year does its title card give?", world, [_hit(0.0, 50.0, world[1])],
                       history=[HumanMessage("who's the author of the 2nd piece that gets read?"), first]).content
     assert "1871" in final and "1702" not in final, final
+
+
+def test_a_follow_up_that_only_names_another_thing_asks_the_question_before_of_it():
+    # two title cards, each with its year on the line below: "and the <other> one?" asks the year again
+    world = [
+        line("extract_scene_text", "ocr", 0, 50, "Harbour Song - Mara Velde"), line("extract_scene_text", "ocr", 0, 50, "written in 1902"),
+        line("extract_scene_text", "ocr", 60, 110, "The Salt Road - Ivo Brandt"), line("extract_scene_text", "ocr", 60, 110, "written in 1931"),
+    ]
+
+    def search(query):
+        return [_hit(60.0, 110.0, world[2], world[3])] if "brandt" in query.lower() else [_hit(0.0, 50.0, world[0], world[1])]
+
+    answer = AIMessage("On screen at 0:00-0:50: “written in 1902”.", response_metadata={"evidence": [world[1].model_dump()]})
+    for question in ("ok and the brandt one?", "and the one by brandt?"):
+        final = _converse(question, world, search, history=[HumanMessage("what year was the velde song written?"), answer])
+        assert "1931" in final.content and "1902" not in final.content, (question, final.content)
+
+
+def test_a_clause_before_the_question_places_it_and_the_question_after_it_says_what_is_asked():
+    from staragent.agent.planners.rules.question import analyse
+
+    # the clause names a price or a date; what is asked is a person, a place
+    assert analyse("the price shows up in the corner - who is selling it?").answer_type == "person"
+    assert analyse("after the date appears at the bottom, what city is it in?").answer_type == "place"
+    # a text that opens as a question of its own is read whole
+    assert analyse("is the fan on, which one?").wh == analyse("is the fan on?").wh
+
+
+def test_asking_whether_the_video_names_something_is_no_quotation_of_it():
+    # "does it say which port to plug the cable into, like hdmi or vga?" asks about a thing nobody names:
+    # no line may be taken as saying it, and the answer is that it is not said
+    world = [line("extract_scene_text", "ocr", 0, 30, "Displays"), line("extract_scene_text", "ocr", 0, 30, "Detect Displays"),
+             line("extract_scene_text", "ocr", 10, 12, "Select a monitor to change its properties")]
+    final = _converse("does it say which port to plug the monitor cable into, like hdmi vga or displayport?", world,
+                      [_hit(0.0, 30.0, *world)], silent=True)
+    assert not final.content.lower().startswith("yes"), final.content
+    assert re.search(r"\bnot\b|\bno\b|nothing", final.content.lower()), final.content
+

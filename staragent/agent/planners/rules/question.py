@@ -250,6 +250,9 @@ _SAID_PART = re.compile(
 # "when they search, what is the file called?": a clause that places the question, then the question
 _WHEN_CLAUSE = re.compile(r"^\s*(?:and\s+|so\s+|ok\s+)?(?:when|once|whenever|as soon as)\b[^?]*?(?:,|\s[-–—:])\s*(?:then\s+|so\s+)?"
                           r"(?=(?:what(?:'?s)?|which|who|whose|how|where)\b)", re.I)
+# "after they hit apply a box pops up - what are its buttons?": any clause, then a separator, then the question
+_LEADING_CLAUSE = re.compile(r"^(?P<lead>[^?]+?)(?:,|\s[-–—:;])\s*(?:then\s+|so\s+|but\s+)?"
+                             r"(?=(?:what(?:'?s)?|which|who|whose|how|where|when)\b)", re.I)
 _MOMENT_ASK = re.compile(
     r"^\s*(?:and\s+)?(?:when\b|at what (?:time|point|moment|minute|second)\b|at which (?:point|moment|time)\b|what time (?:in the video|into)\b|"
     r"how far (?:in|into)\b|how long into\b|how many (?:seconds|minutes|secs|mins) (?:in|into)\b|what(?:'s| is) the timestamp\b|where in the (?:video|clip|film)\b)",
@@ -549,10 +552,21 @@ _WH_CLAUSE = re.compile(r"^\s*(?:and\s+)?(?:what|which|who|whose|how)\b")
 
 
 def _after_clause(text: str) -> str:
-    """The question after an opening "when ..." clause that only places it ("when the popup comes up,
-    which option do they pick?" asks which option), else the whole text."""
-    m = _WHEN_CLAUSE.match(text)
-    return text[m.end():] if m else text
+    """The question after an opening clause that only places it, else the whole text: "when the popup
+    comes up, which option do they pick?" asks which option, and so does "after they click apply a box
+    pops up - which option do they pick?". A text that opens as a question of its own ("what did he
+    say, and who heard it?", "is it on, which one?") has no such clause."""
+    if m := _WHEN_CLAUSE.match(text):
+        return text[m.end():]
+    m = _LEADING_CLAUSE.match(text)
+    if m is None:
+        return text
+    from ....qa.language import parse
+
+    opening = next((t for t in parse(m["lead"]) if t.pos_ not in ("CCONJ", "INTJ", "PUNCT")), None)
+    if opening is None or opening.tag_ in ("WDT", "WP", "WP$", "WRB") or opening.pos_ == "AUX":
+        return text
+    return text[m.end():]
 
 
 def _without_relative_clauses(text: str) -> str:
@@ -742,6 +756,15 @@ def _plural(noun: str | None) -> bool:
     return bool(noun) and noun.endswith("s") and not noun.endswith(("ss", "us", "is")) and is_noun(noun[:-1])
 
 
+def _singular(noun: str) -> str:
+    """"buttons" -> "button"; a word that is no plural ("res", "status") as it is."""
+    if not _plural(noun):
+        return noun
+    from ....qa.language import parse
+
+    return next((t.lemma_.lower() for t in parse(noun)), noun)
+
+
 def _asked_for(lower: str) -> str | None:
     found = _ASKED_FOR.search(lower)
     return found[1] if found and found[1] not in _NOT_A_NOUN else None
@@ -916,11 +939,12 @@ def reported_words(text: str) -> str | None:
     for verb in doc:
         if verb.lemma_.lower() not in SPEECH_WORDS and verb.lower_ not in SPEECH_WORDS:
             continue
-        for clause in verb.children:
-            if clause.dep_ not in ("ccomp", "xcomp") or clause.i < verb.i:
-                continue
+        clauses = [c for c in verb.children if c.dep_ in ("ccomp", "xcomp") and c.i > verb.i]
+        if any(next(t for t in c.subtree if not t.is_punct).tag_ in _WH_TAGS for c in clauses):
+            continue  # "does it say which port to plug it into": what is said is asked about (the parser may split it in two)
+        for clause in clauses:
             words = [t for t in clause.subtree if not t.is_punct]
-            if len(words) < REPORTED_WORDS or words[0].tag_ in _WH_TAGS or any(t.dep_ == "mark" for t in clause.children):
+            if len(words) < REPORTED_WORDS or any(t.dep_ == "mark" for t in clause.children):
                 continue
             return doc[words[0].i : words[-1].i + 1].text
     return None
@@ -1008,6 +1032,20 @@ _LOOK_AFTER = re.compile(r"\b(?:look|looks|looked|looking)\s+after\b", re.I)
 
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how) about\b")
 """a follow-up that asks the last question again of something else ("and what about the acer one?")"""
+
+
+def _elliptical(text: str) -> bool:
+    """Whether a follow-up is only a phrase, with no verb and no question word of its own ("ok and the
+    austen one?", "and the second tooltip, the one that shows up later?"): as the parser reads it, it
+    asks the question before again, of what it names, as "and what about ...?" does."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.pos_ not in ("NOUN", "PROPN", "NUM", "ADJ") or not list(root.children):
+        return False  # a word alone ("thanks", "cool") is no phrase naming something
+    outside = [t for t in doc if not any(a.dep_ == "relcl" for a in [t, *t.ancestors])]
+    return not any(t.pos_ in ("VERB", "AUX") or t.tag_ in ("WP", "WP$", "WRB") or t.lower_ in ("what", "which") for t in outside)
 
 
 def _within_clause(text: str, at: int, what: str) -> str:
@@ -1178,7 +1216,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         first_of=first_of,
     )
     question.owner = _owner(text, question.operands)
-    question.asked_for = _asked_for(bare_lower)
+    asked_noun = _asked_for(asked_lower)
+    question.asked_for = _singular(asked_noun) if asked_noun else None  # "which buttons" asks for buttons as "which button" does
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
     unset = _without_title(unset, video_name)  # "in the readings video": the whole of it, no part
@@ -1271,7 +1310,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if question.role and falls_under(question.role, "writer") and (question.ordinal or question.scope):
         # "who is the author of the second piece?" asks whose that piece is: the name on its card, not a line saying "authorities"
         question.author, question.keywords = True, [w for w in question.keywords if w.lower() != question.role]
-    question.many = bool(_MANY.search(bare)) or _plural(question.asked_for)
+    question.many = bool(_MANY.search(bare)) or _plural(asked_noun)
     if (edge := _SEQUENCE.search(bare)) and not set(tokenize(" ".join(question.keywords))) - _ACTORS:
         question.sequence = "first" if edge["first"] or edge["first2"] else "last"
         question.position = "start" if question.sequence == "first" else "end"
@@ -1291,7 +1330,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.refers_back = back is not None
     question.pointed = back["pointed"].lower() if back is not None and back["pointed"] else None
     question.pronoun = bool(_PRONOUN.search(bare))
-    what_about = previous is not None and bool(_WHAT_ABOUT.match(lower))
+    what_about = previous is not None and (bool(_WHAT_ABOUT.match(lower)) or _elliptical(bare))
     if what_about and question.answer_type is None:
         # "and what about the acer one?": what was asked before, asked of something else (so "the music"
         # after "who directed it?" is what someone did, not where to listen)
