@@ -364,3 +364,32 @@ def test_a_summary_gives_what_is_said_before_a_stretch_that_holds_only_a_sound()
               at(3.0, "raise your glasses to the ships that brought us home, and to the ones still out at sea."), at(12.0, "Silence", "audio")]
     chosen = [p.text for p in extractive(points, 4)]
     assert any("raise your glasses" in p for p in chosen) and "Silence" not in chosen, chosen
+
+
+def test_a_silent_screen_recording_is_summarised_by_its_steps_in_order(registry, lecture_ctx, monkeypatch):
+    # a settings window stays open; a hint comes and goes, a switch beside "Wi-Fi" is turned, a dialog asks to confirm
+    from staragent.records import OcrLine
+
+    def shown(text, start, end, changes=()):
+        return OcrLine(text=text, score=1.0, box=[0.1, 0.1, 0.5, 0.15], start=start, end=end, changes=[list(c) for c in changes])
+
+    lines = [shown("Tue 09:12", 0.0, 18.0), shown("Network Settings", 0.0, 18.0), shown("Wi-Fi", 0.0, 18.0, [(9.0, 10.0)]),
+             shown("Bluetooth", 0.0, 18.0), shown("Click a network to see its details.", 4.0, 6.0),
+             shown("Forget this network?", 13.0, 16.0), shown("Cancel", 13.0, 16.0), shown("Forget", 13.0, 16.0)]
+    index = lecture_ctx.index
+    monkeypatch.setattr(type(index), "ocr_between", lambda self, a, b: [line for line in lines if line.overlaps(a, b)])
+    monkeypatch.setattr(type(index), "speech_between", lambda self, a, b: [])
+    summary = registry.get("summarize_segment")(lecture_ctx, {"timestamp": "0:00-0:18", "length": "medium"})  # the lecture video is 18 s long
+    told = summary.text
+    hint, switch, dialog = told.find("Click a network"), told.find("Wi-Fi"), told.find("Forget this network?")
+    assert -1 < hint < switch < dialog, told  # each step, in the order it happened
+    assert "Cancel" in told and "Bluetooth" not in told and "09:12" not in told  # the dialog's choices; not the window that stays
+    assert {p.text for p in summary.points} >= {"Forget this network?", "Wi-Fi"}  # cited by the lines read
+
+
+def test_a_film_with_text_only_at_its_titles_is_not_told_as_steps():
+    from staragent.records import OcrLine
+    from staragent.tools.screen_steps import screen_steps
+
+    titles = [OcrLine(text=t, score=1.0, box=[0, 0, 1, 1], start=s, end=s + 5) for s, t in ((2.0, "A Studio Film"), (280.0, "Directed by Ana Ruiz"), (290.0, "Music by Leo Park"))]
+    assert screen_steps(titles, 0.0, 300.0) == []  # nothing stays on screen under them: no screen recording

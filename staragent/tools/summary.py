@@ -20,12 +20,17 @@ from ..schema import Evidence
 from ..timecodes import format_range, format_time
 from .base import Tool, ToolContext, ToolResult
 from .common import TimeRangeArg, ask_chat, span
+from .screen_steps import chosen_steps, screen_steps
 
 LENGTHS = {"short": 2, "medium": 4, "long": 8}
 PART_MIN_S = 8.0
 """on-screen text that stays this long marks a part of the video (a title card over a reading, a slide)"""
 MAX_PARTS = 8
 """an overview names at most this many parts (each with its title and opening)"""
+STEPS_PER_SENTENCE = 2
+"""a screen recording's summary tells this many steps for each sentence of the length asked (a step is a short one)"""
+MIN_STEPS = 3
+"""fewer steps than this are no walk-through: the summary is then the usual extractive one"""
 
 
 def parts_of(spans) -> list[tuple[float, float]]:
@@ -218,6 +223,13 @@ class SummarizeSegment(Tool):
             ctx.expert("chat" if method == "llm" else "vlm", self.name)  # raises: the chosen model is missing
             if start is None:
                 raise ToolError("summarize_segment with the vlm method needs a timestamp range")
+        if start is not None and not any(p.modality == "speech" for p in points):
+            # a silent screen recording: its steps are what the screen shows changing, not its most repeated words
+            steps = chosen_steps(screen_steps(ctx.require_index().ocr_between(start, end), start, end), STEPS_PER_SENTENCE * sentences)
+            if len(steps) >= MIN_STEPS:
+                text = " ".join(f"[{format_time(s.start)}] {s.text}." for s in steps)
+                read = [Point(**span(line.start, line.end), modality="ocr", text=line.text) for s in steps for line in s.lines]
+                return SummaryResult(timestamp=where, text=text, points=read, method="extractive")
         picked = extractive(points, sentences, exact=isinstance(args.length, int))
         text = " ".join((f"[{format_time(p.start)}] " if p.start is not None else "") + p.text for p in picked)
         return SummaryResult(timestamp=where, text=text, points=picked, method="extractive")
