@@ -2114,3 +2114,22 @@ def test_asking_whether_the_video_names_something_is_no_quotation_of_it():
     assert not final.content.lower().startswith("yes"), final.content
     assert re.search(r"\bnot\b|\bno\b|nothing", final.content.lower()), final.content
 
+
+def test_a_value_belongs_to_the_item_its_panel_is_headed_by_when_the_item_is_picked():
+    # a settings window lists two printers; picking one changes the panel's heading and the values in its rows
+    lines, boxes = _screen(
+        (0.0, 40.0, "Printers", (0.45, 0.10, 0.55, 0.14)),
+        (0.0, 40.0, "Office Laser 5", (0.45, 0.30, 0.60, 0.34)),
+        (0.0, 40.0, "Studio Inkjet", (0.45, 0.36, 0.58, 0.40)),
+        (0.0, 12.0, "Office Laser 5", (0.19, 0.55, 0.34, 0.58)),  # the panel's heading: the printer picked
+        (12.0, 40.0, "Studio Inkjet", (0.19, 0.55, 0.32, 0.58)),
+        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
+        (0.0, 12.0, "A4 (210 x 297 mm)", (0.30, 0.61, 0.42, 0.64)),
+        (13.0, 40.0, "Letter (8.5 x 11 in)", (0.30, 0.61, 0.44, 0.64)),
+        (0.0, 40.0, "Copies:", (0.19, 0.66, 0.26, 0.69)),
+        (0.0, 40.0, "2", (0.30, 0.66, 0.32, 0.69)),
+    )
+    hit = _hit(0.0, 40.0)
+    for question, right, wrong in [("what paper size is the inkjet on?", "Letter", "A4"), ("which paper size does the laser use", "A4", "Letter")]:
+        final = _converse(question, lines, [hit], boxes=boxes, silent=True)
+        assert right in final.content and wrong not in final.content, (question, final.content)

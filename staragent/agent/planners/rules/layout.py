@@ -199,6 +199,34 @@ def row_mates(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box], motio
     return (left[0] if left else None), (right[0] if right else None)
 
 
+COLUMN = 0.02
+"""how far apart (share of the frame's width) the left edges of lines in one column may be"""
+PANEL_REACH = 4.0
+"""how many of a label's heights above it the heading of its panel may stand"""
+
+
+def panel_heading(value: Evidence, label: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> Evidence | None:
+    """The line that heads the panel a labelled value sits in: in the label's column, above it within
+    ``PANEL_REACH`` of its height, no label itself (rows above it are skipped), on screen for the
+    longest part of the time the value is. A settings window names what its rows describe this way:
+    "Acer Technologies 17" over "Resolution:" "1280 × 1024", and the heading changes when another
+    item is picked while the rows stay. None when no such line stands there."""
+    box, own = boxes.get(label.key()), boxes.get(value.key())
+    if box is None or own is None or not _same_row(box, own) or not 0 <= own[0] - box[2] <= ROW_GAP:
+        return None  # a field's label stands left of its value on its row; a heading over a list heads no panel
+    best, longest = None, 0.0
+    for o in shown:
+        other = boxes.get(o.key())
+        if other is None or o.key() in (label.key(), value.key()) or o.text.rstrip().endswith(":") or abs(other[0] - box[0]) > COLUMN:
+            continue
+        if not 0 <= box[1] - other[3] <= PANEL_REACH * height(box):
+            continue
+        overlap = min(o.end, value.end) - max(o.start, value.start)
+        if overlap > longest:
+            best, longest = o, overlap
+    return best
+
+
 VALUE_WORDS = 3
 """a value beside a label on its row is short: a switch's OFF, a setting's 1280 × 1024 (5:4)"""
 SETTLED = 0.5

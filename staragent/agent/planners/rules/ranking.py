@@ -33,6 +33,7 @@ from .layout import (
     Box,
     Motion,
     height,
+    panel_heading,
     place_tokens,
     popped_up,
     replaced,
@@ -64,6 +65,8 @@ NAMED_SOUND = 0.3
 """a sound the audio tagger named ("Church bell") says more than any of those kinds; its confidence adds
 up to as much again"""
 TYPE_BONUS = 0.6
+PANEL_BONUS = 0.5
+"""a value in the panel of the item the question names, as much as a value beside the label it names"""
 LASTING_SOUND = 1.5
 """seconds: an unnamed tonal fragment shorter than this is too brief for its guessed source to say what it was"""
 _GUESS = re.compile(r"\(an? [^)]*\)")
@@ -551,6 +554,9 @@ def rank(
     motion = Motion(evidence, boxes or {})
     labels = labelled(evidence, boxes, motion)
     labelling = {label.key() for found in labels.values() for label in found}
+    # "1280 × 1024" beside "Resolution:" in the panel headed "Acer Technologies 17": the value is the Acer's
+    panels = {e.key(): heading for e in evidence if boxes and (found := labels.get(e.key()))
+              and (heading := panel_heading(e, found[0], evidence, boxes)) is not None}
     # "any websites listed in it?" after the special thanks: the lines under the heading the last answer stood under
     sections = {label.key() for e in pointed or () for label in labels.get(e.key(), ())}
     tallest = max((height(boxes[e.key()]) for e in evidence if boxes and e.key() in boxes), default=0.0)
@@ -594,6 +600,8 @@ def rank(
             if motion.rolls(e):  # the names right under a rolling heading are its credit; lines that came in later may begin the next block
                 score -= 0.04 * min(LABEL_SECONDS, max(0.0, e.start - labels[e.key()][0].start))
             share = max(share, named)
+        if not q.asks_moment and (heading := panels.get(e.key())) and matched(wanted, set(tokenize(heading.text))) - matched(wanted, set(tokenize(label_text(labels, e) or ""))):
+            score += PANEL_BONUS  # "what paper size is the inkjet on?": the value in the panel the inkjet heads
         if e.modality == "audio" and q.relation and edge is not None:
             # "just before X": the sound next to X's edge, even over a surer label a few seconds off
             weight, reach = (0.8, 10.0) if q.relation_close and sound_kind(e) != "silence" else (0.3, 20.0)  # a pause is no sound next to it
