@@ -2133,3 +2133,15 @@ def test_a_value_belongs_to_the_item_its_panel_is_headed_by_when_the_item_is_pic
     for question, right, wrong in [("what paper size is the inkjet on?", "Letter", "A4"), ("which paper size does the laser use", "A4", "Letter")]:
         final = _converse(question, lines, [hit], boxes=boxes, silent=True)
         assert right in final.content and wrong not in final.content, (question, final.content)
+
+
+def test_the_person_doing_something_is_asked_for_by_that_role_and_a_card_naming_the_author_does_not_answer():
+    # a reading's title card names its author; nobody says or shows who reads it
+    world = [line("extract_scene_text", "ocr", 0, 50, "Harbour Song - Mara Velde (LibriVox)"),
+             line("transcribe_speech", "speech", 2, 9, "The boats came in before the storm."),
+             line("transcribe_speech", "speech", 10, 18, "And the harbour lights went out one by one.")]
+    hit = _hit(0.0, 50.0, *world)
+    read = _converse("who is the person narrating the harbour song? whats their name", world, [hit])
+    assert says_nothing_found(read.content) and "narrat" in read.content.lower(), read.content  # not the author passed off as its reader
+    wrote = _converse("who wrote the harbour song?", world, [hit])
+    assert "Mara Velde" in wrote.content and not says_nothing_found(wrote.content), wrote.content

@@ -393,3 +393,8 @@ def test_a_film_with_text_only_at_its_titles_is_not_told_as_steps():
 
     titles = [OcrLine(text=t, score=1.0, box=[0, 0, 1, 1], start=s, end=s + 5) for s, t in ((2.0, "A Studio Film"), (280.0, "Directed by Ana Ruiz"), (290.0, "Music by Leo Park"))]
     assert screen_steps(titles, 0.0, 300.0) == []  # nothing stays on screen under them: no screen recording
+    # an 8-second stretch of credits: two headings stay through most of it while names pass, yet no window stays
+    roll = [OcrLine(text=t, score=1.0, box=[0, 0, 1, 1], start=s, end=e) for s, e, t in (
+        (500.0, 507.5, "MUSIC AND SOUND DESIGN"), (500.5, 508.0, "CHARACTER DESIGN"), (502.0, 503.0, "Ana Ruiz"),
+        (504.0, 505.0, "Leo Park"), (506.0, 507.0, "Mia Chen"))]
+    assert screen_steps(roll, 500.0, 508.0) == []

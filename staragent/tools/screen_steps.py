@@ -24,7 +24,11 @@ CROWD = 2
 """this many lines or more whose surroundings change at one moment are covered by something (a dialog
 coming, the screen dimmed), not each turned"""
 WINDOW_SHARE = 0.5
-"""a screen recording has text that stays this share of the range (a window) while steps come and go"""
+"""a screen recording has text that stays this share of the range (a window) while steps come and go..."""
+WINDOW_S = 10.0
+"""... and this many seconds at least: a credit in a roll or a card in a stretch of titles goes sooner"""
+WINDOW_LINES = 2
+"""lines that stay so long: a window has a title and fields, a lone caption is no window"""
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,13 @@ def _telling(line) -> float:
 def screen_steps(lines: list, start: float, end: float) -> list[Step]:
     """The steps in ``lines`` (the ``OcrLine``\\ s of the range ``start``–``end``), in time order: each
     group of new lines that came up together after the range's first moment, and each settled change
-    beside a line. Empty when the range is no screen recording: no text stays on screen for
-    ``WINDOW_SHARE`` of it (a film's titles and credits come and go with nothing under them)."""
+    beside a line. Empty when the range is no screen recording: fewer than ``WINDOW_LINES`` lines stay
+    on screen for ``WINDOW_SHARE`` of it and ``WINDOW_S`` (a film's titles and credits come and go
+    with no window under them)."""
     span = max(end - start, 1e-6)
     shown = sorted((line for line in lines if line.text.strip()), key=lambda line: line.start)
-    if not any(min(line.end, end) - max(line.start, start) >= WINDOW_SHARE * span for line in shown):
+    staying = [line for line in shown if min(line.end, end) - max(line.start, start) >= max(WINDOW_SHARE * span, WINDOW_S)]
+    if len(staying) < WINDOW_LINES:
         return []
     steps: list[Step] = []
     seen: set[tuple[str, ...]] = set()
@@ -93,7 +99,7 @@ def screen_steps(lines: list, start: float, end: float) -> list[Step]:
             if line.text in turned:
                 continue  # turned again (dragged on, switched back): the first time tells the step
             turned.add(line.text)
-            steps.append(Step(moment, moment, f"what is beside {_quoted(line)} changed and stayed changed", (line,), 2.0))
+            steps.append(Step(moment, moment, f"what is beside {_quoted(line)} changed and stayed changed (a box ticked or a switch turned, as far as the picture shows)", (line,), 2.0))
     return sorted(steps, key=lambda s: s.start)
 
 

@@ -579,6 +579,26 @@ def _without_relative_clauses(text: str) -> str:
     return "".join(t.text_with_ws for t in doc if t.i not in inside).strip() if inside else text
 
 
+def _agent_nouns(verb: str) -> list[str]:
+    """The nouns English makes for one who does ``verb`` (narrate: narrator; read: reader)."""
+    stem = verb[:-1] if verb.endswith("e") else verb
+    return list(dict.fromkeys([f"{verb}r" if verb.endswith("e") else f"{verb}er", f"{stem}or", f"{verb}er"]))
+
+
+def _role_by_doing(text: str) -> str | None:
+    """Someone asked for by what they are doing, as the parser reads it: a verb's -ing form after a
+    kind of person ("the person narrating", "the guy reading the sonnet"), as the noun for one who
+    does it when WordNet knows that noun as a kind of person (narrator, reader); else None."""
+    from ....qa.language import parse
+
+    for t in parse(text):
+        if t.tag_ == "VBG" and t.dep_ == "acl" and t.head.pos_ == "NOUN" and names_a_person(t.head.lemma_.lower()):
+            found = next((noun for noun in _agent_nouns(t.lemma_.lower()) if names_a_person(noun) is True), None)
+            if found:
+                return found
+    return None
+
+
 def _asks_for_a_person(text: str) -> bool:
     """Whether the question asks for someone, as the parser and WordNet read it: the name of a kind
     of person ("the name of the guy who ..."), or which one of them ("what poet wrote it?")."""
@@ -1307,6 +1327,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.role = role[0].lower()
     elif question.answer_type == "person" and (doing := _PERSON_DOING.search(bare)):
         question.role = _ROLE_VERBS[doing["verb"].lower()]
+    elif question.answer_type == "person":
+        question.role = _role_by_doing(asked_lower)
     if question.role and falls_under(question.role, "writer") and (question.ordinal or question.scope):
         # "who is the author of the second piece?" asks whose that piece is: the name on its card, not a line saying "authorities"
         question.author, question.keywords = True, [w for w in question.keywords if w.lower() != question.role]
