@@ -2145,3 +2145,14 @@ def test_the_person_doing_something_is_asked_for_by_that_role_and_a_card_naming_
     assert says_nothing_found(read.content) and "narrat" in read.content.lower(), read.content  # not the author passed off as its reader
     wrote = _converse("who wrote the harbour song?", world, [hit])
     assert "Mara Velde" in wrote.content and not says_nothing_found(wrote.content), wrote.content
+
+
+def test_a_yes_no_question_about_a_name_nothing_holds_is_answered_no():
+    world = [line("extract_scene_text", "ocr", 0, 20, "Inaugural address - Ada Brandt, 1961"),
+             line("transcribe_speech", "speech", 2, 9, "So my fellow citizens, ask what you can do for your harbour."),
+             line("transcribe_speech", "speech", 10, 18, "We will build the bridge at Velde together.")]
+    hit = _hit(0.0, 20.0, *world)
+    quoted = _converse("does brandt or anyone else quote the ostrava address in here?", world, [hit])
+    assert quoted.content.lower().startswith("no") and "ostrava" in quoted.content.lower(), quoted.content
+    named = _converse("does brandt mention velde in the address?", world, [hit])
+    assert named.content.lower().startswith("yes"), named.content

@@ -17,7 +17,7 @@ from ....index.text import tokenize
 from ....qa.read import text_of
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
-from ....words import place_kind_words
+from ....words import common_words, place_kind_words
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
@@ -919,6 +919,21 @@ def _role_missing(turn: Turn, cited: list[Evidence]) -> str | None:
     return f"The video does not say who the {q.role} is: nothing said or shown in it names a {q.role}.{beside}"
 
 
+def _names_not_found(turn: Turn) -> list[str]:
+    """The question's names (words WordNet does not list in lower case: "Gettysburg", "HDMI") that
+    nothing read holds: a yes/no question about one of them is answered no."""
+    common = common_words()
+    if not common:
+        return []
+    from ....qa.language import parse
+
+    seen = set().union(*(set(tokenize(e.text)) for e in turn.evidence()))
+    asked = {w.lower() for w in turn.question.keywords}
+    names = dict.fromkeys(t.text for t in parse(turn.question.text)  # nouns only: "anyone" is no name either
+                          if t.pos_ in ("PROPN", "NOUN") and t.is_alpha and t.lower_ in asked and t.lower_ not in common and tokenize(t.text))
+    return [w for w in names if not matched(set(tokenize(w)), seen)]
+
+
 def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Span] | None) -> list[str]:
     """The question's words that nothing found supports, when that means the video does not answer
     it: most of its words appear nowhere in what the tools returned, or the kind of answer asked for
@@ -1202,7 +1217,11 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
     if q.wh == "yesno" and cited and not calc:
         # "is there any sound between X and Y?" answered by the silence found there is a no
         hushed = "audio" in q.wants and not q.names_silence and all(e.modality == "audio" and sound_kind(e) == "silence" for e in cited)
-        parts.append("No, only silence." if hushed else "Yes.")
+        if not hushed and (absent := _names_not_found(turn)):
+            # "does he quote the Gettysburg Address?": a name nothing read holds is a no, whatever else matched
+            parts.append(f"No: nothing said or shown in it names “{', '.join(absent)}”. The closest:")
+        else:
+            parts.append("No, only silence." if hushed else "Yes.")
     if lasting := _how_long_heard_or_shown(turn, cited):
         parts.append(lasting)
     if q.asked_for == "day" and (day := _weekday(cited)):
