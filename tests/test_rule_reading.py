@@ -2156,3 +2156,25 @@ def test_a_yes_no_question_about_a_name_nothing_holds_is_answered_no():
     assert quoted.content.lower().startswith("no") and "ostrava" in quoted.content.lower(), quoted.content
     named = _converse("does brandt mention velde in the address?", world, [hit])
     assert named.content.lower().startswith("yes"), named.content
+
+
+def test_the_web_address_at_the_very_end_is_the_last_one_shown_even_in_capitals():
+    world = [line("extract_scene_text", "ocr", 513, 517, "WEBSITE"), line("extract_scene_text", "ocr", 513, 517, "Ivo Brandt"),
+             line("extract_scene_text", "ocr", 520, 527, "www.harbourforum.net"),
+             line("extract_scene_text", "ocr", 532, 539, "www.salt-road.org"), line("extract_scene_text", "ocr", 550, 556, "Mara Velde"),
+             line("extract_scene_text", "ocr", 577, 580, "LICENSED AS CREATIVE COMMONS"),
+             line("extract_scene_text", "ocr", 577, 580, "WWW.LANTERNFALL.ORG"),
+             line("extract_scene_text", "ocr", 577, 580, "DOLBY DIGITAL"), line("extract_scene_text", "ocr", 577, 580, "IN SELECTED THEATRES")]
+    final = _converse("whats the website they show at the very end", world, [_hit(513.0, 580.0, *world)])
+    assert "LANTERNFALL" in final.content.upper() and "salt-road" not in final.content and "Brandt" not in final.content, final.content
+
+
+def test_at_which_point_of_anything_asks_for_a_moment_unless_the_noun_has_a_kind_of_its_own():
+    from staragent.agent.planners.rules.question import analyse
+
+    for question in ("at what timestamp do the end credits begin?", "at which mark does the bell ring?"):
+        read = analyse(question)
+        assert read.asks_moment and read.answer_type == "when", (question, read)
+        assert not {"timestamp", "mark"} & {w.lower() for w in read.keywords}  # the form of the question, not its topic
+    priced = analyse("at what price does the lamp sell?")
+    assert priced.answer_type == "money" and not priced.asks_moment

@@ -599,6 +599,21 @@ def _role_by_doing(text: str) -> str | None:
     return None
 
 
+def _at_which(text: str) -> re.Match | None:
+    """"at what timestamp does it begin?", "at which mark ...": a question that opens by asking at which
+    point of something, as the parser reads it (the preposition "at" over a noun a question word
+    determines), asks for a moment whatever the noun, unless the noun has a kind of its own (a price:
+    the caller asks only when the answer type is none or a bare thing). The match covers the phrase."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    words = [t for t in doc if not t.is_punct]
+    if len(words) >= 3 and words[0].lower_ == "at" and words[1].lower_ in ("what", "which") and words[2].pos_ == "NOUN" \
+            and words[2].head.i == words[0].i:
+        return re.match(rf"\s*at\s+{words[1].lower_}\s+{re.escape(words[2].text)}\b", text, re.I)
+    return None
+
+
 def _asks_for_a_person(text: str) -> bool:
     """Whether the question asks for someone, as the parser and WordNet read it: the name of a kind
     of person ("the name of the guy who ..."), or which one of them ("what poet wrote it?")."""
@@ -1279,7 +1294,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.answer_type = embedded  # "does it say when he gave that speech?": yes, and when
         if question.wants & {"speech", "ocr"}:
             question.wants |= {"speech", "ocr"}  # a date, a name or a place the video gives is said or shown
-    question.asks_moment = bool(asked := _MOMENT_ASK.search(asked_lower)) and question.answer_type not in ("time", "date")
+    asked = _MOMENT_ASK.search(asked_lower) or (_at_which(asked_lower) if question.answer_type in (None, "entity") else None)
+    question.asks_moment = bool(asked) and question.answer_type not in ("time", "date")
     if question.credits and question.answer_type == "time":
         question.asks_moment, question.answer_type = True, "when"  # the credits have no clock: "what time do they roll?" asks where in the video
     if question.asks_moment and asked:

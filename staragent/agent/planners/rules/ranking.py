@@ -456,6 +456,8 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
 def is_heading(text: str) -> bool:
     """A line that labels the lines under it: "Paper size:", "DIRECTED BY", "Music by"."""
     text = text.strip()
+    if has_type(text, "url"):
+        return False  # "WWW.BIGBUCKBUNNY.ORG" in capitals is an address shown, not a heading over the logos under it
     letters = [c for c in text if c.isalpha()]
     shouting = len(letters) >= 3 and all(c.isupper() for c in letters) and len(text.split()) <= 5
     return text.endswith(":") or shouting or bool(re.search(r"\b(?:by|BY)$", text))
@@ -620,7 +622,10 @@ def rank(
         if q.position and inside_focus and span[1] > span[0]:
             # "at the end": of two answers in the closing part, the later one; "at the start", the earlier
             where = (e.start - span[0]) / (span[1] - span[0])
-            score += 0.2 * (where if q.position == "end" else 1.0 - where)
+            # of the lines that hold the kind asked for ("the website at the very end"), the position decides;
+            # not where the credits set it, which says only that they close the video
+            weight = TYPE_BONUS if not q.credits and answers_type(e.text, beyond_question(e.text, q), q) else 0.2
+            score += weight * (where if q.position == "end" else 1.0 - where)
         if on_throughout(e, duration) and not matched(wanted, tokens[e.key()]) and not (
                 q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)
                 and not q.asks_moment):  # a moment of the video is asked for, not what a clock on screen reads
