@@ -2178,3 +2178,27 @@ def test_at_which_point_of_anything_asks_for_a_moment_unless_the_noun_has_a_kind
         assert not {"timestamp", "mark"} & {w.lower() for w in read.keywords}  # the form of the question, not its topic
     priced = analyse("at what price does the lamp sell?")
     assert priced.answer_type == "money" and not priced.asks_moment
+
+
+def test_a_clipped_word_for_a_field_on_screen_asks_for_that_field():
+    lines, boxes = _screen(
+        (0.0, 30.0, "Printer Settings", (0.20, 0.10, 0.40, 0.14)),
+        (0.0, 30.0, "Temperature:", (0.19, 0.60, 0.30, 0.63)), (0.0, 30.0, "210 °C", (0.32, 0.60, 0.40, 0.63)),
+        (0.0, 30.0, "Speed:", (0.19, 0.66, 0.26, 0.69)), (0.0, 30.0, "60 mm/s", (0.32, 0.66, 0.40, 0.69)),
+    )
+    final = _converse("what temp is the printer set to?", lines, [_hit(0.0, 30.0)], boxes=boxes, silent=True)
+    assert "210" in final.content and "60 mm" not in final.content, final.content
+
+
+def test_according_to_the_credits_reads_the_credits_not_a_part_searched_for_the_word():
+    world = [line("extract_scene_text", "ocr", 480, 484, "DIRECTED BY"), line("extract_scene_text", "ocr", 480, 484, "Mira Castell"),
+             line("extract_scene_text", "ocr", 490, 494, "MUSIC"), line("extract_scene_text", "ocr", 490, 494, "Lena Okafor"),
+             line("extract_scene_text", "ocr", 500, 504, "SPECIAL THANKS TO ALL OUR CREDITS SPONSORS")]
+
+    def search(query):
+        if "credits" in query.lower() and "music" not in query.lower():
+            return [_hit(500.0, 504.0, world[4])]
+        return [_hit(490.0, 494.0, world[2], world[3]), _hit(480.0, 484.0, world[0], world[1])]
+
+    final = _converse("who did the music for the film according to the credits", world, search)
+    assert "Lena Okafor" in final.content and "Mira Castell" not in final.content, final.content

@@ -792,8 +792,9 @@ def _plural(noun: str | None) -> bool:
 
 
 def _singular(noun: str) -> str:
-    """"buttons" -> "button"; a word that is no plural ("res", "status") as it is."""
-    if not _plural(noun):
+    """"buttons" -> "button"; a word WordNet lists as it is ("res", "credits", "news"), or that is no
+    plural, as it is."""
+    if not _plural(noun) or is_noun(noun):
         return noun
     from ....qa.language import parse
 
@@ -1257,6 +1258,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
     unset = _without_title(unset, video_name)  # "in the readings video": the whole of it, no part
     question.scope = _scope(unset, quoted) if time_range is None and not first_of else None
+    if names_only_credits(question.scope):
+        question.scope = None  # "according to the credits": where they are is known (the closing part), no part to search for
     if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:
         question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):

@@ -415,6 +415,18 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     return score, share
 
 
+def clipped_field(q: Question, evidence: list[Evidence], tokens: dict[tuple, set[str]]) -> tuple[str, str] | None:
+    """``(word, field)`` when the attribute a question asks for is a clipped word ("what res is it
+    at?") that no line holds and that begins the name of exactly one field on screen (a label with a
+    colon: "Resolution:"); None otherwise. Chat clips words a screen spells out."""
+    short = tokenize(q.asked_for or "")
+    if len(short) != 1 or len(short[0]) < 3 or any(short[0] in found for found in tokens.values()):
+        return None
+    fields = {t for e in evidence if e.modality == "ocr" and e.text.rstrip().endswith(":") for t in tokenize(e.text)
+              if t.startswith(short[0]) and t != short[0]}
+    return (short[0], fields.pop()) if len(fields) == 1 else None
+
+
 def stray_sign(text: str) -> bool:
     """"Q", "x": an icon read as a letter or two, no text."""
     return sum(c.isalnum() for c in text) <= 2
@@ -542,6 +554,8 @@ def rank(
     popups = popped_up(evidence, duration) if q.names_popup else set()  # only a question about a pop-up looks for one
     implied = {e.key(): implied_words(q, e, boxes, echo, popups) for e in evidence}
     tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
+    if (short := clipped_field(q, evidence, tokens)) is not None:
+        wanted = (wanted - {short[0]}) | {short[1]}  # "what res is it at?": the field "Resolution:" it is short for
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
     unheard = frozenset(wanted - matched(wanted, set().union(*tokens.values()))) if "audio" in q.wants else frozenset()
