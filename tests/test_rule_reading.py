@@ -2202,3 +2202,20 @@ def test_according_to_the_credits_reads_the_credits_not_a_part_searched_for_the_
 
     final = _converse("who did the music for the film according to the credits", world, search)
     assert "Lena Okafor" in final.content and "Mira Castell" not in final.content, final.content
+
+
+def test_a_follow_up_with_a_pronoun_that_names_something_in_lower_case_looks_for_that_name():
+    world = [
+        line("extract_scene_text", "ocr", 0, 50, "Harbour Song - Mara Velde"), line("extract_scene_text", "ocr", 0, 50, "first published 1902"),
+        line("extract_scene_text", "ocr", 60, 110, "The Salt Road - Ivo Brandt"), line("extract_scene_text", "ocr", 60, 110, "first published 1931"),
+    ]
+
+    def search(query):
+        if query.lower().split() == ["brandt"]:
+            return [_hit(60.0, 110.0, world[2], world[3])]
+        return [_hit(0.0, 50.0, world[0], world[1]), _hit(60.0, 110.0, world[2], world[3])]  # the earlier topic's words rank the first card first
+
+    answer = AIMessage("On screen at 0:00-0:50: “first published 1902”.", response_metadata={"evidence": [world[1].model_dump()]})
+    final = _converse("ok and what year does it give for the brandt one", world, search,
+                      history=[HumanMessage("the title card for the velde song says it was first published when?"), answer])
+    assert "1931" in final.content and "1902" not in final.content, final.content
