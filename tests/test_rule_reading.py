@@ -2219,3 +2219,13 @@ def test_a_follow_up_with_a_pronoun_that_names_something_in_lower_case_looks_for
     final = _converse("ok and what year does it give for the brandt one", world, search,
                       history=[HumanMessage("the title card for the velde song says it was first published when?"), answer])
     assert "1931" in final.content and "1902" not in final.content, final.content
+
+
+def test_an_adverb_before_the_question_word_leaves_what_is_asked_as_it_is():
+    from staragent.agent.planners.rules.question import analyse
+
+    for plain, hedged in (("how many minutes in does the film end?", "roughly how many minutes in does the film end?"),
+                          ("when does the bell ring?", "exactly when does the bell ring?")):
+        a, b = analyse(plain), analyse(hedged)
+        assert (b.asks_moment, b.answer_type, b.wh) == (a.asks_moment, a.answer_type, a.wh), (hedged, b)
+    assert analyse("roughly how many minutes in does the film end?").asks_moment

@@ -556,6 +556,7 @@ def _after_clause(text: str) -> str:
     comes up, which option do they pick?" asks which option, and so does "after they click apply a box
     pops up - which option do they pick?". A text that opens as a question of its own ("what did he
     say, and who heard it?", "is it on, which one?") has no such clause."""
+    text = _without_leading_adverbs(text)  # "roughly how many minutes in ...": how many minutes in
     if m := _WHEN_CLAUSE.match(text):
         return text[m.end():]
     m = _LEADING_CLAUSE.match(text)
@@ -567,6 +568,20 @@ def _after_clause(text: str) -> str:
     if opening is None or opening.tag_ in ("WDT", "WP", "WP$", "WRB") or opening.pos_ == "AUX":
         return text
     return text[m.end():]
+
+
+def _without_leading_adverbs(text: str) -> str:
+    """``text`` without the adverbs that open it before a question word ("roughly how many minutes
+    in", "exactly when"), as the parser tags them: they say how precise to be, not what is asked."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    lead = 0
+    while lead < len(doc) and doc[lead].pos_ == "ADV" and doc[lead].tag_ != "WRB":
+        lead += 1
+    if lead == 0 or lead == len(doc) or doc[lead].tag_ not in ("WDT", "WP", "WP$", "WRB"):
+        return text
+    return text[doc[lead].idx:]
 
 
 def _without_relative_clauses(text: str) -> str:
