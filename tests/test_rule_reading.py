@@ -2172,12 +2172,14 @@ def test_the_web_address_at_the_very_end_is_the_last_one_shown_even_in_capitals(
 def test_at_which_point_of_anything_asks_for_a_moment_unless_the_noun_has_a_kind_of_its_own():
     from staragent.agent.planners.rules.question import analyse
 
-    for question in ("at what timestamp do the end credits begin?", "at which mark does the bell ring?"):
+    for question in ("at what timestamp do the end credits begin?", "at which mark does the bell ring?",
+                     "roughly what timestamp do the end credits start rolling at?"):  # the "at" left at the end
         read = analyse(question)
         assert read.asks_moment and read.answer_type == "when", (question, read)
         assert not {"timestamp", "mark"} & {w.lower() for w in read.keywords}  # the form of the question, not its topic
-    priced = analyse("at what price does the lamp sell?")
-    assert priced.answer_type == "money" and not priced.asks_moment
+    for priced in (analyse("at what price does the lamp sell?"), analyse("what price does the lamp sell at?")):
+        assert priced.answer_type == "money" and not priced.asks_moment
+    assert not analyse("and the laptop one, what resolution was it at?").asks_moment  # "be at": a setting's value
 
 
 def test_a_clipped_word_for_a_field_on_screen_asks_for_that_field():

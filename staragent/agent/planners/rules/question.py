@@ -615,10 +615,11 @@ def _role_by_doing(text: str) -> str | None:
 
 
 def _at_which(text: str) -> re.Match | None:
-    """"at what timestamp does it begin?", "at which mark ...": a question that opens by asking at which
-    point of something, as the parser reads it (the preposition "at" over a noun a question word
-    determines), asks for a moment whatever the noun, unless the noun has a kind of its own (a price:
-    the caller asks only when the answer type is none or a bare thing). The match covers the phrase."""
+    """"at what timestamp does it begin?", "at which mark ...", or with the "at" left at the end
+    ("what timestamp do the credits start at?"): a question that asks at which point of something, as
+    the parser reads it (the preposition "at" over a noun a question word determines), asks for a
+    moment whatever the noun, unless the noun has a kind of its own (a price: the caller asks only when
+    the answer type is none or a bare thing). The match covers the question word and the noun."""
     from ....qa.language import parse
 
     doc = parse(text)
@@ -626,6 +627,11 @@ def _at_which(text: str) -> re.Match | None:
     if len(words) >= 3 and words[0].lower_ == "at" and words[1].lower_ in ("what", "which") and words[2].pos_ == "NOUN" \
             and words[2].head.i == words[0].i:
         return re.match(rf"\s*at\s+{words[1].lower_}\s+{re.escape(words[2].text)}\b", text, re.I)
+    if len(words) >= 4 and words[0].lower_ in ("what", "which") and words[1].pos_ == "NOUN" and words[-1].lower_ == "at" \
+            and words[-1].head.lemma_ != "be" and not any(c.dep_ == "pobj" and c.i != words[1].i for c in words[-1].children):
+        # "what timestamp do the credits start at?": the same question with its "at" left at the end (not "what
+        # resolution was it at?", where "be at" gives a setting's value)
+        return re.match(rf"\s*{words[0].lower_}\s+{re.escape(words[1].text)}\b", text, re.I)
     return None
 
 
