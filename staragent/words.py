@@ -296,6 +296,13 @@ def _commonest_sense(noun: str) -> str | None:
     return senses[0] if senses else None
 
 
+def is_name_word(word: str) -> bool:
+    """Whether ``word`` is a name, however it is typed: letters only, and no word WordNet lists in
+    lower case ("austen", "Gettysburg"; not "year", "address"). False without WordNet."""
+    common = common_words()
+    return bool(common) and word.isalpha() and word.lower() not in common
+
+
 def is_noun(word: str) -> bool:
     """Whether WordNet knows ``word`` (lower case, singular) as a noun; False without WordNet."""
     return word in _noun_net()[0]

@@ -17,7 +17,7 @@ from ....index.text import tokenize
 from ....qa.read import text_of
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
-from ....words import common_words, place_kind_words
+from ....words import is_name_word, place_kind_words
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
 from .focus import (
@@ -922,15 +922,12 @@ def _role_missing(turn: Turn, cited: list[Evidence]) -> str | None:
 def _names_not_found(turn: Turn) -> list[str]:
     """The question's names (words WordNet does not list in lower case: "Gettysburg", "HDMI") that
     nothing read holds: a yes/no question about one of them is answered no."""
-    common = common_words()
-    if not common:
-        return []
     from ....qa.language import parse
 
     seen = set().union(*(set(tokenize(e.text)) for e in turn.evidence()))
     asked = {w.lower() for w in turn.question.keywords}
     names = dict.fromkeys(t.text for t in parse(turn.question.text)  # nouns only: "anyone" is no name either
-                          if t.pos_ in ("PROPN", "NOUN") and t.is_alpha and t.lower_ in asked and t.lower_ not in common and tokenize(t.text))
+                          if t.pos_ in ("PROPN", "NOUN") and t.lower_ in asked and is_name_word(t.text) and tokenize(t.text))
     return [w for w in names if not matched(set(tokenize(w)), seen)]
 
 

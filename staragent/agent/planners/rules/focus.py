@@ -11,7 +11,7 @@ from ....errors import StarAgentError
 from ....index.text import tokenize
 from ....timecodes import clock_range, parse_range
 from ....tools.summary import parts_of
-from ....words import common_words, kinds_of
+from ....words import is_name_word, kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .layout import popped_up
 from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
@@ -232,14 +232,8 @@ def own_query(turn: Turn) -> str | None:
     q = turn.question
     own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried else []
     if q.pronoun:  # the names alone ("austen" typed in lower case too) are something of its own, whatever "it" points at
-        own = [w for w in own if w[:1].isupper() or _a_name(w)]
+        own = [w for w in own if w[:1].isupper() or is_name_word(w)]
     return " ".join(own) or None
-
-
-def _a_name(word: str) -> bool:
-    """A word WordNet does not list in lower case ("austen", "kennedy"): a name, however it is typed."""
-    common = common_words()
-    return bool(common) and word.isalpha() and word.lower() not in common
 
 
 def own_words_found(turn: Turn) -> bool:
