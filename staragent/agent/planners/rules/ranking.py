@@ -341,8 +341,9 @@ class Scored:
 
 
 def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, float], wanted: set[str],
-               implied: frozenset[str] = frozenset(), unheard: frozenset[str] = frozenset(), names_unheard_sound: bool = False) -> tuple[float, float]:
-    """``(score, share)`` of one line; ``context`` holds the words of what is shown or said beside it,
+               implied: frozenset[str] = frozenset(), unheard: frozenset[str] = frozenset(), names_unheard_sound: bool = False) -> tuple[float, float, bool]:
+    """``(score, share, holds)`` of one line (``holds``: whether it states the kind of answer asked for
+    beyond the question's words, see ``answers_type``); ``context`` holds the words of what is shown or said beside it,
     ``implied`` the words the line stands for without holding them (see ``implied_words``),
     ``unheard`` the question's words no line holds, which an acoustic guess at a sound may stand for,
     ``names_unheard_sound`` whether one of them names a sound ("creak")."""
@@ -353,7 +354,8 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
     says_more = bool(tokenize(news))
     # a moment of the video asked for: a time written on screen answers it only when it is about what is
     # asked ("First shift: 06:45"), not a clock in the corner
-    typed = answers_type(e.text, news, q) and not (q.asks_moment and share == 0)
+    holds = answers_type(e.text, news, q)
+    typed = holds and not (q.asks_moment and share == 0)
     score = share + 0.5 * (around - share) + (TYPE_BONUS if typed else 0.0)
     score += 0.15 if e.modality in q.wants else 0.0
     label = LABEL.match(e.text)
@@ -412,7 +414,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         if q.moment is not None:  # "around 0:50": the nearer, the likelier; a sound heard through it, likeliest
             off = 0.0 if e.start <= q.moment <= e.end else min(abs(e.start - q.moment), abs(e.end - q.moment))
             score += 0.6 * max(0.0, 1.0 - off / 10.0)
-    return score, share
+    return score, share, holds
 
 
 def clipped_field(q: Question, evidence: list[Evidence], tokens: dict[tuple, set[str]]) -> tuple[str, str] | None:
@@ -585,7 +587,7 @@ def rank(
     out = []
     for e in evidence:
         beside = [tokens[o.key()] for o in evidence if o.modality == e.modality and o.start < e.end + 1 and o.end > e.start - 1]
-        score, share = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()], unheard, names_unheard_sound)
+        score, share, holds = score_line(q, e, set().union(*beside), weights, wanted, implied[e.key()], unheard, names_unheard_sound)
         if names:
             # "the Montreal warehouse": a line said or shown while something else is on (another
             # warehouse's slide) answers for that, not for the one the question names
@@ -611,7 +613,7 @@ def rank(
                 score += 0.3  # "what software ...": the heading "STUDIO SOFTWARE" lists software; "Software Developer" names a job
             if f" {normalised(label)} " in f" {normalised(q.text)} ":
                 score += 0.1  # the role as the question words it ("Character Animator"), not glued or derived ("CHARACTERANIMATION")
-            if q.answer_type == "person" and not is_heading(e.text) and not answers_type(e.text, beyond_question(e.text, q), q):
+            if q.answer_type == "person" and not is_heading(e.text) and not holds:
                 score += TYPE_BONUS * named  # "who did the logo?": the holder of the credit the question names, whatever the name looks like ("Grrr")
             if motion.rolls(e):  # the names right under a rolling heading are its credit; lines that came in later may begin the next block
                 score -= 0.04 * min(LABEL_SECONDS, max(0.0, e.start - labels[e.key()][0].start))
@@ -638,7 +640,7 @@ def rank(
             where = (e.start - span[0]) / (span[1] - span[0])
             # of the lines that hold the kind asked for ("the website at the very end"), the position decides;
             # not where the credits set it, which says only that they close the video
-            weight = TYPE_BONUS if not q.credits and answers_type(e.text, beyond_question(e.text, q), q) else 0.2
+            weight = TYPE_BONUS if not q.credits and holds else 0.2
             score += weight * (where if q.position == "end" else 1.0 - where)
         if on_throughout(e, duration) and not matched(wanted, tokens[e.key()]) and not (
                 q.answer_type in ("person", "time", "date", "money", "percent", "url", "place") and has_type(e.text, q.answer_type)
