@@ -565,7 +565,7 @@ def _after_clause(text: str) -> str:
     from ....qa.language import parse
 
     opening = next((t for t in parse(m["lead"]) if t.pos_ not in ("CCONJ", "INTJ", "PUNCT")), None)
-    if opening is None or opening.tag_ in ("WDT", "WP", "WP$", "WRB") or opening.pos_ == "AUX":
+    if opening is None or opening.tag_ in _WH_TAGS or opening.pos_ == "AUX":
         return text
     return text[m.end():]
 
@@ -579,7 +579,7 @@ def _without_leading_adverbs(text: str) -> str:
     lead = 0
     while lead < len(doc) and doc[lead].pos_ == "ADV" and doc[lead].tag_ != "WRB":
         lead += 1
-    if lead == 0 or lead == len(doc) or doc[lead].tag_ not in ("WDT", "WP", "WP$", "WRB"):
+    if lead == 0 or lead == len(doc) or doc[lead].tag_ not in _WH_TAGS:
         return text
     return text[doc[lead].idx:]
 
