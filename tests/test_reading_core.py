@@ -196,3 +196,52 @@ def test_the_llm_reader_is_not_asked_below_the_confidence_it_is_given(foreign_in
     assert not answer.found and not chat.seen
     asked = _answer(foreign_index, "What does the grinder cost?", reader=LLMReader(ScriptedChat("$129.50"), min_confidence=0.5)).answer
     assert asked.found and "129.50" in asked.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "once they're done dragging, is the dell one to the left or right of the laptop?",
+        "where does the dell monitor end up compared to the laptop?",
+        "which side of the laptop does the dell screen sit on",
+        "Where is the Dell display relative to the laptop after the drag?",
+    ],
+)
+def test_a_question_about_where_one_thing_stands_against_another_names_both(question):
+    placed = reader.read(question).placed
+    assert placed is not None and "dell" in placed.figure and placed.ground == ["laptop"]
+
+
+@pytest.mark.parametrize("question", ["Where was the speaker born?", "What is the price of the grinder?", "where can I read more about it online?"])
+def test_other_questions_relate_nothing(question):
+    assert reader.read(question).placed is None
+
+
+def _label(start, end, text, box):
+    from staragent.schema import Evidence
+
+    return Evidence(start=start, end=end, modality="ocr", text=text, box=list(box))
+
+
+def test_placements_follow_a_dragged_label_and_take_the_nearest_pair():
+    from staragent.qa.spatial import placements
+
+    lines = [
+        _label(0, 30, "Laptop", (0.42, 0.33, 0.47, 0.36)),  # the laptop's box in the arrangement
+        _label(0, 30, "Laptop", (0.19, 0.55, 0.25, 0.58)),  # the same name as a panel heading, far away
+        _label(0, 12, "Dell U2415", (0.49, 0.34, 0.60, 0.37)),  # right of it ...
+        _label(12, 16, "DellU2415", (0.40, 0.42, 0.50, 0.46)),  # ... dragged below it (read glued) ...
+        _label(16, 30, "Dell U2415", (0.30, 0.34, 0.40, 0.37)),  # ... and left of it
+    ]
+    found = placements(lines, ["dell"], ["laptop"])
+    assert [p.relation for p in found] == ["to the right of", "below", "to the left of"]
+    assert (found[0].start, found[-1].start, found[-1].end) == (0, 16, 30)
+    assert all(p.ground.box == [0.42, 0.33, 0.47, 0.36] for p in found)
+
+
+def test_a_sentence_that_mentions_a_thing_is_no_label_of_it():
+    from staragent.qa.spatial import placements
+
+    lines = [_label(0, 10, "Laptop", (0.42, 0.33, 0.47, 0.36)),
+             _label(0, 10, "Drag the Dell monitor to rearrange its placement on the desk", (0.1, 0.1, 0.9, 0.14))]
+    assert placements(lines, ["dell"], ["laptop"]) == []

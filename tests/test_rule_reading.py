@@ -2231,3 +2231,23 @@ def test_an_adverb_before_the_question_word_leaves_what_is_asked_as_it_is():
         a, b = analyse(plain), analyse(hedged)
         assert (b.asks_moment, b.answer_type, b.wh) == (a.asks_moment, a.answer_type, a.wh), (hedged, b)
     assert analyse("roughly how many minutes in does the film end?").asks_moment
+
+
+def test_where_a_dragged_box_ends_up_against_another_is_read_from_their_labels():
+    # a display settings screencast: the external monitor's box is dragged from right of the laptop's to its left
+    lines, boxes = _screen(
+        (0.0, 30.0, "Displays", (0.45, 0.05, 0.55, 0.08)),
+        (0.0, 30.0, "Laptop", (0.42, 0.33, 0.47, 0.36)),
+        (1.0, 30.0, "Laptop", (0.19, 0.55, 0.25, 0.58)),  # the same name as a panel's heading
+        (0.0, 12.0, "Dell U2415", (0.49, 0.34, 0.60, 0.37)),
+        (12.0, 16.0, "Dell U2415", (0.40, 0.42, 0.50, 0.46)),
+        (16.0, 30.0, "Dell U2415", (0.30, 0.34, 0.40, 0.37)),
+        (5.0, 7.0, "Select a monitor to change its properties; drag it to rearrange its placement.", (0.2, 0.2, 0.8, 0.23)),
+    )
+    hits = lambda query: [_hit(e.start, e.end, e) for e in lines if set(query.split()) & set(e.text.lower().split())]  # noqa: E731
+    for question in ["after they finish dragging things around, is the dell one left or right of the laptop?",
+                     "where does the dell monitor end up compared to the laptop?"]:
+        final = _converse(question, lines, hits, boxes=boxes, silent=True)
+        assert re.search(r"\bleft\b", final.content) and not re.search(r"\bright of\b", final.content), (question, final.content)
+    start = _converse("at the very start is the dell screen to the left or the right of the laptop?", lines, hits, boxes=boxes, silent=True)
+    assert re.search(r"\bright of\b", start.content), start.content

@@ -61,6 +61,46 @@ TEMPORAL = {"after": "after", "following": "after", "since": "after", "before": 
             "prior": "before", "between": "between", "during": "during", "while": "during", "throughout": "during"}
 
 
+class Placed(BaseModel):
+    """"Is the Acer one left or right of the laptop?": the words naming the thing asked about (the
+    figure) and the thing it is placed against (the ground)."""
+
+    figure: list[str]
+    ground: list[str]
+
+
+# WordNet roots of the nouns that name a side or position ("left", "side", "position"): a question
+# holding one, or asking "where", may ask how two things stand
+PLACE_ROOTS = ("position", "side")
+
+
+def placed_terms(doc) -> Placed | None:
+    """The figure and ground of a question about where one named thing stands against another: the
+    ground is what a preposition's object names ("of the laptop", "compared to the laptop"), the
+    figure the other nouns; words of a clause that only places the question in time ("once they
+    finish dragging", "before mirroring") and the side nouns themselves name neither. None for a
+    question that does not ask that."""
+    from ..words import falls_under
+
+    # by the word as written: the parser takes "left" in "is it left or right of ..." for a verb
+    sides = {t.i for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ", "ADV") and t.dep_ != "ROOT"
+             and any(falls_under(t.lower_, root) for root in PLACE_ROOTS)}
+    sides |= {c.i for i in sides for c in doc[i].conjuncts}  # "left or right": "right" is a side here too
+    if not sides and not any(t.tag_ == "WRB" and t.lower_ == "where" for t in doc):
+        return None
+    timing = {t.i for token in doc if token.dep_ == "advcl" or TEMPORAL.get(token.lower_) and token.dep_ in ("prep", "mark")
+              for t in token.subtree}
+    figure, ground = [], []
+    for token in doc:
+        if token.pos_ not in ("NOUN", "PROPN") or token.i in sides | timing or token.is_stop:
+            continue
+        under = token.head if token.dep_ != "pobj" else token
+        (ground if under.dep_ == "pobj" else figure).append(token.lemma_.lower())
+    if not figure or not ground:
+        return None
+    return Placed(figure=list(dict.fromkeys(figure)), ground=list(dict.fromkeys(ground)))
+
+
 class QuestionFrame(BaseModel):
     text: str
     answer_type: AnswerType = "description"
@@ -73,6 +113,7 @@ class QuestionFrame(BaseModel):
     previous_terms: list[str] = Field(default_factory=list, description="the previous question's terms, for a question that refers back")
     heard: bool = Field(False, description="asks about something heard (a sound named by a noun WordNet files under sounds)")
     anchors: list[Anchor] = Field(default_factory=list, description="parts the answer is placed against; their words locate, they do not answer")
+    placed: Placed | None = Field(None, description="asks where one thing on screen stands against another")
 
 
 class QuestionReader(Protocol):
@@ -190,4 +231,5 @@ class SpacyQuestionReader:
             previous_terms=[t for t in previous.terms if t not in terms] if refers_back and previous else [],
             heard=any(names_a_sound(t.text) for t in doc if t.pos_ in ("NOUN", "VERB") and t.i not in placing),
             anchors=anchors,
+            placed=placed_terms(doc),
         )

@@ -15,6 +15,7 @@ from difflib import SequenceMatcher
 
 from ....index.text import tokenize
 from ....qa.read import text_of
+from ....qa.spatial import placements
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from ....words import is_name_word, place_kind_words
@@ -1114,6 +1115,28 @@ def _card(turn: Turn, line: Evidence, lines: list[Evidence]) -> list[Evidence]:
     return sorted(together.values(), key=lambda e: (boxes[e.key()][1], boxes[e.key()][0]) if e.key() in boxes else (2.0, e.start))
 
 
+def _placement(turn: Turn) -> tuple[str, list[Evidence]] | None:
+    """"Is the Acer one left or right of the laptop?": how the two labels stood on screen, over the part
+    the question names (or the whole video), at its end unless it asks for the start or a moment:
+    where a box was dragged about, where it ended up is what is asked."""
+    q = turn.question
+    lines = [Evidence(start=float(x["start"]), end=float(x["end"]), modality="ocr", text=str(x["text"]), box=x.get("box"))
+             for x in lines_read(turn)]
+    found = placements(lines, q.placed.figure, q.placed.ground)
+    spans = named_spans(turn) or []
+    found = [p for p in found if any(p.start < end and p.end > start for start, end in spans)] or found
+    if not found:
+        return None
+    if q.moment is not None:
+        pick = min(found, key=lambda p: 0.0 if p.start <= q.moment < p.end else min(abs(p.start - q.moment), abs(p.end - q.moment)))
+    else:
+        pick = found[0] if q.order == "earliest" or q.position == "start" else found[-1]
+    text = f"On screen at {format_range(pick.start, pick.end)}, “{pick.figure.text}” is {pick.relation} “{pick.ground.text}”."
+    if pick is found[-1] and len(found) > 1:
+        text += f" It was moved there: it stood elsewhere until {format_time(pick.start)}."
+    return text, [pick.figure, pick.ground]
+
+
 def declines_sight(turn: Turn, sight: str) -> bool:
     """Whether the answer declines because the question is about what only the pictures show and
     the index does not see them (a colour, an action): a reasoned answer, not a failure to find."""
@@ -1130,6 +1153,8 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         offered = ", ".join(sorted(turn.tools)) or "none"
         return f"None of the tools this conversation offers can look up “{' '.join(q.topic) or q.text}” (offered: {offered}).", []
     focus = named_spans(turn) or None
+    if q.placed and (placed := _placement(turn)):
+        return placed
     if declines_sight(turn, sight):
         return _visual_refusal(turn, sight)
     if q.ordinal and focus is None and len(parts := parts_shown(turn)) < q.ordinal:

@@ -125,6 +125,8 @@ def first_calls(turn: Turn, tools: set[str]) -> list[dict]:
             calls.append(call(SEARCH, query=main_query(turn), k=SEARCH_K, **written))
             if own := own_query(turn):
                 calls.append(call(SEARCH, query=own, k=PART_K, **written))
+    if q.placed and SEARCH in tools:  # where each of the two things is written on screen
+        calls += [call(SEARCH, query=" ".join(words), k=PART_K, modalities=["ocr"]) for words in (q.placed.figure, q.placed.ground)]
     spans = named_spans(turn)
     if q.overview and not part_queries(q) and not q.ordinal:  # a counted part is summarised once the parts are known
         whole = spans or ([(0.0, turn.duration)] if turn.duration else [])
@@ -202,6 +204,8 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     windows = _reads(turn, _part_windows(turn, part_queries(q)), tools, [TEXT]) + _reads(turn, _part_windows(turn, said), tools, [SPEECH])
     if windows:
         return windows
+    if q.placed and (placed := _placed_span(turn)) and (reads := _reads(turn, [placed], tools, [TEXT])):
+        return reads
     spans = named_spans(turn)
     if q.overview and spans and SUMMARY in tools and not turn.called(SUMMARY):
         return [call(SUMMARY, timestamp=clock_range(*spans[0]), length=q.summary_length)]
@@ -221,6 +225,16 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if (whole := _whole_speech_read(turn, tools)) is not None:
         return [whole]
     return []
+
+
+def _placed_span(turn: Turn) -> Span | None:
+    """From the first to the last place the two things a placement question relates were found on
+    screen: read whole, so that each moment they stood side by side is seen (a box dragged about)."""
+    placed = turn.question.placed
+    hits = [h for words in (placed.figure, placed.ground) for h in search_hits(turn, " ".join(words))]
+    if not hits:
+        return None
+    return min(float(h["start"]) for h in hits), max(float(h["end"]) for h in hits)
 
 
 def _whole_speech_read(turn: Turn, tools: set[str]) -> dict | None:

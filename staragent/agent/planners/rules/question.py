@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
+from ....qa.frame import Placed, placed_terms
 from ....timecodes import parse_time, point_window
 from ....words import NUMBER_WORDS, falls_under, is_noun, names_a_person
 from ....words import names_a_sound as _names_a_sound_word
@@ -385,6 +386,7 @@ class Question:
     author: bool = False  # "whose novel ...": the person a work is by, as its title card names them
     words_at: str | None = None  # start | end: "how does the passage begin?", "what are its last words?"
     ordinal: int | None = None  # "the third reading": the video's parts counted in order (2 and on; first and last are positions)
+    placed: Placed | None = None  # "is the Acer one left or right of the laptop?": the two things on screen it relates
     intent: Intent | None = None
 
     @property
@@ -1409,4 +1411,11 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.carried = previous.keywords or previous.carried
         if not own_words and question.relation is None and not question.asks_moment:  # "and the price?" alone
             question.keywords = list(dict.fromkeys(keywords + question.carried))
+    question.placed = _placed(bare)
     return question
+
+
+def _placed(text: str) -> Placed | None:
+    from ....qa.language import parse
+
+    return placed_terms(parse(text))
