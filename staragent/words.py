@@ -245,6 +245,33 @@ def kinds_of(noun: str, depth: int = 3) -> frozenset[str]:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=1)
+def adjective_synonyms() -> dict[str, tuple[str, ...]]:
+    """Adjective -> the other single words of its commonest WordNet sense ("main": chief, primary,
+    principal, master; "little": small): what a question's adjective may be written as on screen
+    ("the main display" for "Drag to change primary display"). Empty without WordNet."""
+    dirs = wordnet_dirs()
+    if not dirs or not (dirs[0] / "index.adj").is_file():
+        return {}
+    commonest: dict[str, str] = {}
+    with open(dirs[0] / "index.adj", encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if not line.startswith(" ") and "_" not in (fields := line.split())[0]:
+                commonest[fields[0]] = fields[-int(fields[2])]
+    senses: dict[str, list[str]] = {}
+    with open(dirs[0] / "data.adj", encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if not line.startswith(" "):
+                fields = line.split(" | ", 1)[0].split()
+                senses[fields[0]] = [fields[4 + 2 * i].split("(")[0].lower() for i in range(int(fields[3], 16))]
+    found = {}
+    for word, offset in commonest.items():
+        others = tuple(w for w in senses.get(offset, ()) if w != word and w.isalpha() and len(w) >= 3)
+        if others:
+            found[word] = others
+    return found
+
+
 # Words a question and a video use for one thing where neither stems to the other: the headings of
 # credits ("MUSIC" for whoever composed the score, "SCREENPLAY" for the script) and everyday
 # paraphrases ("how heavy" for "Weight"). Each group is one thing; matching is by the group.

@@ -212,7 +212,8 @@ def test_a_question_about_where_one_thing_stands_against_another_names_both(ques
     assert placed is not None and "dell" in placed.figure and placed.ground == ["laptop"]
 
 
-@pytest.mark.parametrize("question", ["Where was the speaker born?", "What is the price of the grinder?", "where can I read more about it online?"])
+@pytest.mark.parametrize("question", ["Where was the speaker born?", "What is the price of the grinder?", "where can I read more about it online?",
+                                      "what's the name of the town where the speaker lives?"])
 def test_other_questions_relate_nothing(question):
     assert reader.read(question).placed is None
 

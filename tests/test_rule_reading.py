@@ -2251,3 +2251,61 @@ def test_where_a_dragged_box_ends_up_against_another_is_read_from_their_labels()
         assert re.search(r"\bleft\b", final.content) and not re.search(r"\bright of\b", final.content), (question, final.content)
     start = _converse("at the very start is the dell screen to the left or the right of the laptop?", lines, hits, boxes=boxes, silent=True)
     assert re.search(r"\bright of\b", start.content), start.content
+
+
+@pytest.mark.parametrize(("typed", "written"), [("whens the end credits start", "when do the end credits start"),
+                                                ("wheres the office", "where is the office"),
+                                                ("whos the composer", "who is the composer")])
+def test_a_question_word_typed_glued_to_its_s_asks_what_the_question_word_asks(typed, written):
+    glued, spelled = analyse(typed), analyse(written)
+    assert (glued.wh, glued.answer_type, glued.asks_moment) == (spelled.wh, spelled.answer_type, spelled.asks_moment)
+
+
+def test_the_video_named_by_words_of_its_file_and_a_word_for_a_film_is_no_topic():
+    asked = analyse("when do the end credits start rolling in the harbour film", video_name="harbour_lights_720p.mp4")
+    assert not {"harbour", "film"} & set(asked.keywords), asked.keywords
+    assert asked.asks_moment and asked.credits
+
+
+def test_what_is_heard_over_the_credits_is_what_plays_while_they_are_on_screen():
+    # the closing part (its last quarter) holds a silence before the credits and music under them
+    world = [heard(460.0, 466.0, "silence: 6.0 s of silence"), heard(495.0, 590.0, "Music", confidence=0.97),
+             *(line("extract_scene_text", "ocr", 500.0 + 6 * i, 507.0 + 6 * i, name) for i, name in enumerate(
+                 ["DIRECTED BY", "Ines Varga", "MUSIC BY", "Tomas Reyes", "PRODUCED BY", "Harbour Films", "THE END"]))]
+    final = _converse("what do you hear over the closing credits, is it just silent?", world, [_hit(460.0, 470.0, world[0])])
+    assert "music" in final.content.lower() and "silence" not in final.content.lower(), final.content
+
+
+def test_an_adjective_finds_the_words_of_its_commonest_sense():
+    from staragent.agent.planners.rules.ranking import matched
+
+    assert matched({"main"}, set(tokenize("Drag to change primary display."))) == {"main"}
+    assert matched({"small"}, set(tokenize("Drag to change primary display."))) == set()
+
+
+def test_a_hint_that_comes_up_alone_over_a_window_is_a_pop_up_even_as_a_dragged_label_is_read_again():
+    lines, boxes = _screen(
+        (0.0, 40.0, "Displays", (0.45, 0.05, 0.55, 0.08)),
+        (4.0, 30.0, "Laptop", (0.42, 0.33, 0.47, 0.36)),
+        (4.0, 16.0, "Dell U2415", (0.49, 0.34, 0.60, 0.37)),
+        (16.0, 19.0, "DellU2415", (0.40, 0.42, 0.50, 0.46)),  # read again as it is dragged, as the hint comes up
+        (16.0, 18.0, "Drag to change primary display.", (0.40, 0.50, 0.60, 0.53)),
+        (31.0, 33.0, "Does the display look OK?", (0.35, 0.40, 0.65, 0.43)),
+        (31.0, 33.0, "The display will be reset to its previous configuration in 30 seconds", (0.30, 0.45, 0.70, 0.48)),
+        (31.0, 33.0, "Keep This Configuration", (0.55, 0.55, 0.70, 0.58)),
+    )
+    final = _converse("theres a little hint popup about the main display when they drag the other screen, what does it tell you to do",
+                      lines, [_hit(31.0, 33.0, *lines[5:])], boxes=boxes, silent=True)
+    assert "Drag to change primary display" in final.content, final.content
+
+
+def test_what_year_it_says_something_happened_is_asked_of_the_screen_too_and_quotes_nothing():
+    world = [line("extract_scene_text", "ocr", 0, 50, "Ode to the Harbour - Mara Velde"),
+             line("extract_scene_text", "ocr", 0, 50, "First published 1712"),
+             line("transcribe_speech", "speech", 2, 9, "The boats came in before the storm was published."),
+             line("transcribe_speech", "speech", 10, 18, "And the harbour lights went out one by one.")]
+    asked = analyse("what year does it say the ode was first published?")
+    assert not asked.quoted and "speech" not in asked.wants, (asked.quoted, asked.wants)
+    final = _converse("what year does it say the ode was first published?", world, [_hit(0.0, 50.0, *world)])
+    assert "1712" in final.content, final.content
+    assert analyse("what does the narrator say about the storm?").wants == {"speech"}

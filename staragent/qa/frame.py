@@ -86,7 +86,8 @@ def placed_terms(doc) -> Placed | None:
     sides = {t.i for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ", "ADV") and t.dep_ != "ROOT"
              and any(falls_under(t.lower_, root) for root in PLACE_ROOTS)}
     sides |= {c.i for i in sides for c in doc[i].conjuncts}  # "left or right": "right" is a side here too
-    if not sides and not any(t.tag_ == "WRB" and t.lower_ == "where" for t in doc):
+    # "where" asks only as the question's own word, not in a relative clause ("the town where it lives")
+    if not sides and not any(t.tag_ == "WRB" and t.lower_ == "where" and t.head.dep_ != "relcl" for t in doc):
         return None
     timing = {t.i for token in doc if token.dep_ == "advcl" or TEMPORAL.get(token.lower_) and token.dep_ in ("prep", "mark")
               for t in token.subtree}

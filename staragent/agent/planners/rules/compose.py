@@ -843,17 +843,22 @@ def _no_speech_anywhere(turn: Turn) -> tuple[str, list[Evidence]] | None:
 
 
 def _sound_or_silence(turn: Turn) -> tuple[str, list[Evidence]] | None:
-    """"Is anything playing under the credits, or is it silent?": yes, and what, when a named sound was
-    heard in the stretch listened to; no, when only silence was."""
+    """"Is anything playing under the credits, or is it silent?" (or "what do you hear over the
+    credits, is it silent?"): what was heard, when a named sound was in the stretch listened to (over
+    the credits, while they are on screen); only silence, when only silence was."""
     q = turn.question
-    if q.wh != "yesno" or "audio" not in q.wants or not q.names_silence:
+    if q.wh not in ("yesno", "what") or "audio" not in q.wants or not q.names_silence:
         return None
     heard = [e for e in turn.evidence() if e.modality == "audio" and e.source != SEARCH]
+    if q.credits and (run := _credits_run(turn, named_spans(turn) or None)):
+        shown = (run[0].start, max(e.end for e in run))
+        heard = [e for e in heard if e.start < shown[1] and e.end > shown[0]]
     if not heard:
         return None
     named = sorted((e for e in heard if named_sound(e) and sound_kind(e) not in ("silence", "speech")), key=lambda e: -(e.score or 0.0))
     if named:
-        return "Yes, it is not silent: " + " ".join(sentences(sorted(named[:2], key=lambda e: e.start), q)), named[:2]
+        told = "Yes, it is not silent: " if q.wh == "yesno" else "It is not silent: "
+        return told + " ".join(sentences(sorted(named[:2], key=lambda e: e.start), q)), named[:2]
     hushed = [e for e in heard if sound_kind(e) == "silence"]
     return ("No: only silence is heard there. " + " ".join(sentences(hushed[:1], q))).strip(), hushed[:1]
 

@@ -62,16 +62,18 @@ def place_words(box: Box | None) -> set[str]:
 
 CHROME = 0.9
 """share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
-POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
+POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification tooltip"))
 """what a person calls text that comes up over a window and goes again"""
 TOGETHER_S = 1.0  # seconds apart that lines of one pop-up may be first read...
 GONE_TOGETHER_S = 1.5  # ...and last read
 POPUP_SHARE = 0.25  # the longest a pop-up stays, as a share of how long the text under it stays
+HINT_WORDS = 4  # the fewest words of a line that pops up alone (a tooltip, a hint), and is no label
 
 
 def popped_up(lines: list[Evidence], duration: float | None = None) -> set[tuple]:
     """The keys of on-screen lines that came up together over text that stayed and went again soon
-    (a dialog over a settings window): three lines or more, or two with a question, first read
+    (a dialog over a settings window): three lines or more, two with a question, or a sentence alone
+    (a tooltip: ``HINT_WORDS`` words or more), first read
     within ``TOGETHER_S`` of each other and last read within ``GONE_TOGETHER_S``, while a line read
     before them stays after them, for far longer (``POPUP_SHARE``). What stays throughout (a clock)
     is the frame, not a window under them; a window's panel changing is no pop-up either, since the
@@ -89,8 +91,12 @@ def popped_up(lines: list[Evidence], duration: float | None = None) -> set[tuple
             if abs(e.end - first.end) <= GONE_TOGETHER_S:
                 group.append(e)
         if len(group) < 3 and not (len(group) == 2 and any(e.text.rstrip().endswith("?") for e in group)):
-            continue
-        start, end = first.start, max(e.end for e in group)
+            # a hint (a tooltip) is a sentence that comes up alone; a label re-read as it comes
+            # (a box being dragged) may come with it, and is no part of it
+            group = [e for e in group if len(e.text.split()) >= HINT_WORDS][:1]
+            if not group:
+                continue
+        start, end = group[0].start, max(e.end for e in group)
         if any(o.start < start - TOGETHER_S and o.end > end + TOGETHER_S and end - start <= POPUP_SHARE * (o.end - o.start) for o in beneath):
             out.update(e.key() for e in group)
     return out

@@ -74,7 +74,7 @@ def readers(q: Question) -> list[str]:
     else what is said and shown (both are cheap, and a question's wording is a weak guide to where
     its answer lives), and heard too where the question asks what a stretch holds."""
     if q.wants == {"audio"}:
-        return [AUDIO]
+        return [AUDIO, TEXT] if q.credits else [AUDIO]  # over the credits: while their text is on screen
     # "what happens between 4:00 and 5:00?" names a stretch and nothing in it: all it holds is asked for
     everything = q.time_range is not None and not q.subject
     return [AUDIO] * ("audio" in q.wants or everything) + [SPEECH, TEXT]

@@ -1001,12 +1001,31 @@ def reported_words(text: str) -> str | None:
         clauses = [c for c in verb.children if c.dep_ in ("ccomp", "xcomp") and c.i > verb.i]
         if any(next(t for t in c.subtree if not t.is_punct).tag_ in _WH_TAGS for c in clauses):
             continue  # "does it say which port to plug it into": what is said is asked about (the parser may split it in two)
+        if any(t.tag_ in ("WDT", "WP", "WP$") and verb in (t.head, t.head.head) for t in doc):
+            # "what year does it say it was first published": a question noun phrase hangs on the saying
+            # and asks into what is said ("when does he say ..." asks when it is said: a quotation)
+            continue
         for clause in clauses:
             words = [t for t in clause.subtree if not t.is_punct]
             if len(words) < REPORTED_WORDS or any(t.dep_ == "mark" for t in clause.children):
                 continue
             return doc[words[0].i : words[-1].i + 1].text
     return None
+
+
+def _said_by_things(text: str) -> set[str]:
+    """The verbs of saying in ``text`` whose subject is a thing ("what year does it say ...", "what
+    does the card say?"): a title card says it as much as a voice, so they are no sign that the
+    answer is speech."""
+    from ....qa.language import parse
+
+    found = set()
+    for token in parse(text):
+        subjects = [c for c in token.children if c.dep_ == "nsubj"] if token.lower_ in SPEECH_WORDS else []
+        if subjects and all(s.lower_ in ("it", "this", "that") or s.pos_ == "NOUN" and names_a_person(s.lemma_.lower()) is False
+                            for s in subjects):
+            found.add(token.lower_)
+    return found
 
 
 def without_interjections(text: str) -> str:
@@ -1019,6 +1038,20 @@ def without_interjections(text: str) -> str:
     while i < len(doc) and (doc[i].tag_ == "UH" or (i and doc[i].is_punct)):
         i += 1
     return text[doc[i].idx :] if 0 < i < len(doc) else text
+
+
+def with_apostrophes(text: str) -> str:
+    """``text`` with the apostrophe typed back into a question word (or an existential "there")
+    glued to its "s" ("whens the credits start", "theres a hint ..."): the parser splits these into
+    "when" and "s", and the question reads as "when's" does."""
+    from ....qa.language import parse
+
+    out = text
+    for token in reversed(parse(text)):
+        following = token.nbor() if token.i + 1 < len(token.doc) else None
+        if (token.tag_ in _WH_TAGS or token.tag_ == "EX") and not token.whitespace_ and following is not None and following.lower_ == "s":
+            out = out[: following.idx] + "'" + out[following.idx :]
+    return out
 
 
 def find_intent(text: str) -> Intent | None:
@@ -1183,7 +1216,7 @@ def _without_title(text: str, video_name: str | None) -> str:
             runs.append((run[0].start(), run[-1].end()))
         run = []
     for start, end in reversed(runs):
-        text = text[:start] + " " + text[end:]
+        text = text[:start] + text[end:].lstrip()
     # "the readings video", "that bunny film": words of its name right before a word for a video name it whole
     words = list(re.finditer(r"[\w'-]+", text))
     for i in reversed(range(1, len(words))):
@@ -1192,7 +1225,7 @@ def _without_title(text: str, video_name: str | None) -> str:
             while j > 0 and re.sub(r"'s$", "", words[j - 1][0].lower()) in named:
                 j -= 1
             if j < i:
-                text = text[: words[j].start()] + " " + text[words[i - 1].end():]
+                text = text[: words[j].start()] + text[words[i - 1].end():].lstrip()  # "the film", as if typed so
     return text
 
 
@@ -1209,7 +1242,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     file name, whose words a question may use to name the video itself; ``asks_summary``: the fitted
     model that tells a request for an overview (``qa.operation.SummaryAsk`` over the video's words;
     without one, the same model over no video's words)."""
-    text = without_interjections(re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip())
+    text = with_apostrophes(without_interjections(re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()))
     quoted = quoted_phrases(text)
     reported = None if quoted else reported_words(text)
     if reported:
@@ -1219,8 +1252,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         bare = bare.replace(q, " ")
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
     text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
-    text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
     text_for_topic = _without_title(text_for_topic, video_name)
+    text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
     lower, bare_lower = text.lower(), bare.lower()
     set_aside = _BESIDES.search(bare)
     # "what sounds are there besides speech?": what is set aside is not where the asker expects the answer
@@ -1232,7 +1265,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         keywords = _without_verbs(keywords, text_for_topic)
     wants = set()
     spoken_dialogue = bool(_SPOKEN_DIALOGUE.search(bare_lower))
-    if words & SPEECH_WORDS or spoken_dialogue:
+    if (words - _said_by_things(bare)) & SPEECH_WORDS or spoken_dialogue:
         wants.add("speech")
     if (words & OCR_WORDS - ({"dialog", "dialogue"} if spoken_dialogue else set()) or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic

@@ -21,6 +21,7 @@ from ....words import (
     EQUIVALENT_WORDS,
     NUMBER_WORDS,
     SCALE_WORDS,
+    adjective_synonyms,
     common_words,
     names_a_person,
     names_a_sound,
@@ -200,6 +201,11 @@ def _equivalents() -> dict[str, frozenset[str]]:  # built on first use: tokenizi
         stems = {t for word in group for t in tokenize(word)}
         for stem in stems:
             out.setdefault(stem, set()).update(stems - {stem})
+    # an adjective also finds the other words of its commonest sense ("main" finds "primary")
+    for word, others in adjective_synonyms().items():
+        # (a word the tokenizer splits, as if glued, would find its pieces, not itself: left out)
+        if len(own := tokenize(word)) == 1 and (found := {t[0] for w in others if len(t := tokenize(w)) == 1} - set(own)):
+            out.setdefault(own[0], set()).update(found)
     return {stem: frozenset(others) for stem, others in out.items()}
 
 
