@@ -2309,3 +2309,54 @@ def test_what_year_it_says_something_happened_is_asked_of_the_screen_too_and_quo
     final = _converse("what year does it say the ode was first published?", world, [_hit(0.0, 50.0, *world)])
     assert "1712" in final.content, final.content
     assert analyse("what does the narrator say about the storm?").wants == {"speech"}
+
+
+@pytest.mark.parametrize(("question", "wh", "asked_for"), [
+    ("after hitting apply a box asks if it looks ok. what are the 2 buttons on it?", "what", "button"),
+    ("when they hover over the printer box what hint pops up", "what", "hint"),
+])
+def test_the_question_proper_follows_a_sentence_or_a_when_clause_that_only_tells_what_happened(question, wh, asked_for):
+    asked = analyse(question)
+    assert (asked.wh, asked.asked_for) == (wh, asked_for)
+
+
+def test_a_thing_that_pops_up_is_a_pop_up_whatever_it_is_called():
+    assert analyse("when they hover over the printer box what hint pops up").names_popup
+    assert not analyse("what is the printer called?").names_popup
+
+
+def test_the_buttons_of_a_pop_up_are_its_choices_not_the_button_that_opened_it():
+    lines, boxes = _screen(
+        (0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
+        (0.0, 40.0, "Apply", (0.85, 0.05, 0.92, 0.08)),
+        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
+        (31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
+        (31.0, 33.0, "Settings will be undone in 20 seconds.", (0.30, 0.45, 0.70, 0.48)),
+        (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)),
+        (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)),
+    )
+    final = _converse("after clicking apply a box pops up asking if the printer looks ok - what are the 2 buttons on it", lines,
+                      [_hit(31.0, 33.0, *lines[3:]), _hit(0.0, 40.0, *lines[:3])], boxes=boxes, silent=True)
+    assert "Undo Changes" in final.content and "Keep Changes" in final.content, final.content
+    assert not any(other in final.content for other in ("Apply", "look OK", "undone in")), final.content  # its buttons, nothing else
+
+
+def test_a_phrase_set_before_the_question_names_the_part_it_is_about():
+    world = [line("extract_scene_text", "ocr", 0, 50, "Inaugural Address - Ada Brandt"),
+             line("transcribe_speech", "speech", 5, 12, "Ask not what your harbour can do for you, ask what you can do for your harbour."),
+             line("extract_scene_text", "ocr", 50, 100, "Harbour Song - Mara Velde"),
+             line("transcribe_speech", "speech", 55, 62, "The boats came in before the storm.")]
+    asked = analyse("brandt part - what does she say people should ask instead of what the harbour does for them")
+    assert asked.scope and "brandt" in asked.scope.lower(), asked.scope
+    final = _converse("brandt part - what does she say people should ask instead of what the harbour does for them", world,
+                      lambda query: [_hit(0.0, 50.0, world[0], world[1])] if "brandt" in query.lower() else [_hit(0.0, 50.0, world[1])])
+    assert "ask what you can do" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_an_overview_is_marked_as_one_for_the_graph():
+    world = [line("transcribe_speech", "speech", 2, 9, "The boats came in before the storm."),
+             line("summarize_segment", "speech", 0, 20, "The boats came in before the storm.")]
+    tools = ("cross_modal_search", "transcribe_speech", "extract_scene_text", "summarize_segment")
+    summary = _converse("summarise the whole video please", world, [_hit(0.0, 20.0, world[0])], tools=tools)
+    lookup = _converse("when do the boats come in?", world, [_hit(0.0, 20.0, world[0])], tools=tools)
+    assert summary.response_metadata.get("overview") and not lookup.response_metadata.get("overview")

@@ -280,3 +280,15 @@ def test_serve_refuses_a_file_that_is_not_gguf_or_a_missing_runtime(tmp_path, mo
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # llama-cpp-python not installed
     result = serve(tmp_path, "--model", str(tmp_path / "tiny.gguf"), "--port", str(free_port()))
     assert result.exit_code == 2 and "pip install 'staragent[llm]'" in result.output
+
+
+def test_an_overview_the_rules_made_stands_and_the_small_model_is_not_asked():
+    """A summary the rules made with the summary tool cites no line of its own; a dozen ranked lines
+    are no whole video for a small model to sum up (blind round 40: a rundown of the readings came
+    back "not found"), so the overview stands."""
+    from staragent.agent import graph
+    from staragent.agent.guide import Guidance
+
+    draft = "The whole video (2:40), from beginning to end: [0:00] Sonnet 1 [1:02] A Tale of Two Cities"
+    kept = graph._read_by_model(None, {"messages": [], "video": {}}, "can u give me a rundown of the video", Guidance(calls=[], draft=draft, overview=True), {})
+    assert kept["messages"][0].content == draft

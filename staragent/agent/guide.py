@@ -18,7 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from ..prompts import render
 from ..qa.read import WHERE
 from ..timecodes import format_range
-from .planners.rules import DECLINED, RulePlanner
+from .planners.rules import DECLINED, OVERVIEW, RulePlanner
 
 LEADS = 6
 """lines of the rule planner's answer shown to the model"""
@@ -41,6 +41,8 @@ class Guidance:
     """the evidence its answer cites"""
     declined: bool = False
     """its answer declines because only the pictures could answer and nothing here sees them"""
+    overview: bool = False
+    """its answer is the overview the question asked for (the summary tool's, from beginning to end)"""
 
     def message(self, question: str) -> HumanMessage:
         """The draft as the model reads it last, right before it answers (a small model heeds what
@@ -61,4 +63,4 @@ def guide(messages: list[BaseMessage], tool_specs: list[dict], video: dict, skip
     meta = reply.response_metadata or {}
     cited = meta.get("evidence") or []
     return Guidance(calls=[], draft=reply.text, leads=tuple(evidence_line(e) for e in cited[:LEADS]), cited=tuple(cited),
-                    declined=bool(meta.get(DECLINED)))
+                    declined=bool(meta.get(DECLINED)), overview=bool(meta.get(OVERVIEW)))

@@ -25,8 +25,10 @@ from .plan import next_calls
 
 DECLINED = "declined"
 """response_metadata key of an answer that declines for want of sight (``compose.declines_sight``)"""
+OVERVIEW = "overview"
+"""response_metadata key of an answer that is an overview of the video or a part (the question asked for one)"""
 
-__all__ = ["DECLINED", "RulePlanner", "Turn", "read_turn", "next_calls", "compose_answer"]
+__all__ = ["DECLINED", "OVERVIEW", "RulePlanner", "Turn", "read_turn", "next_calls", "compose_answer"]
 
 
 class RulePlanner(BaseChatModel):
@@ -61,5 +63,6 @@ class RulePlanner(BaseChatModel):
         else:
             text, cited = compose_answer(turn, self.sight)
             declined = {DECLINED: True} if declines_sight(turn, self.sight) else {}
-            message = AIMessage(content=text, response_metadata={"evidence": [e.model_dump() for e in cited], **declined})
+            overview = {OVERVIEW: True} if turn.question.overview else {}
+            message = AIMessage(content=text, response_metadata={"evidence": [e.model_dump() for e in cited], **declined, **overview})
         return ChatResult(generations=[ChatGeneration(message=message)])

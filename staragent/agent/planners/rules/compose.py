@@ -58,6 +58,7 @@ from .ranking import (
     has_type,
     heard_words,
     implied_words,
+    is_choice,
     label_text,
     labelled,
     lone_name,
@@ -187,10 +188,16 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
             once.setdefault(normalised(e.text), e)
         if len(once) > 1:  # one line alone answers as the best line does, with what goes with it
             return list(once.values())[:ROLES_LISTED]
-    if matched(q.tokens, button_action(q, best)):
+    if matched(q.asked_tokens, button_action(q, best)):
         # "which button saves the changes?": the labels that do what it says, and nothing beside them
-        return [s.evidence for s in scored if matched(q.tokens, button_action(q, s.evidence))][:limit]
+        # (not "Apply" for "after they hit apply, what are its buttons?": that clause only places it)
+        return [s.evidence for s in scored if matched(q.asked_tokens, button_action(q, s.evidence))][:limit]
     boxes, popups = boxes_of(lines_read(turn)), popped_up(turn.evidence(), turn.duration) if q.names_popup else set()
+    if q.asked_for == "button" and best.key() in popups:
+        # "what are the buttons on it?": the choices the pop-up offers, whatever else its words match
+        choices = [s.evidence for s in scored if s.evidence.key() in popups and is_choice(s.evidence) and abs(s.evidence.start - best.start) <= 1.0]
+        if choices:
+            return choices[:limit]
 
     def answers_to(e: Evidence) -> set[str]:  # the words a line holds, and those it stands for (a pop-up's button is a "choice")
         return set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)

@@ -380,6 +380,7 @@ class Question:
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
     asks_title: bool = False  # about a title (the biggest text on screen)
+    asked: str = ""  # the question proper, after a clause that only places it ("after they hit apply a box pops up - what are its buttons?")
     video_title: bool = False  # ... the video's own title
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
     addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
@@ -455,10 +456,16 @@ class Question:
         return (self.tokens - self.scope_tokens) or self.tokens
 
     @property
+    def asked_tokens(self) -> set[str]:
+        """The tokens of the question proper (see ``asked``), else all of the question's."""
+        return set(tokenize(self.asked)) or self.tokens
+
+    @property
     def names_popup(self) -> bool:
         """Whether the question is about text that came up over a window ("the pop-up", "the dialog"),
         without quoting it ("when does the 'Drag to change' tip pop up?" finds it by its words)."""
-        return bool(_POPUP_NOUN.search(self.text)) and not self.quoted
+        # something that pops up is a pop-up when it is what is asked for, or has the buttons asked for
+        return (bool(_POPUP_NOUN.search(self.text)) or _pops_up(self.text, asked=self.asked_for != "button")) and not self.quoted
 
     @property
     def required_tokens(self) -> set[str]:
@@ -553,12 +560,72 @@ _WHAT_SOUND = re.compile(r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:kind|sort|type)
 _WH_CLAUSE = re.compile(r"^\s*(?:and\s+)?(?:what|which|who|whose|how)\b")
 
 
+def _pops_up(text: str, asked: bool = True) -> bool:
+    """Whether something "pops up" in ``text`` (the verb with its particle, as the parser reads it)
+    and, with ``asked``, is what the question asks for (its subject holds the question word: "what
+    hint pops up when they hover?"), so it is a pop-up, whatever it is called; "when does the title
+    pop up?" asks when something appears, no pop-up."""
+    from ....qa.language import parse
+
+    return any(t.lemma_.lower() == "pop" and any(c.dep_ == "prt" and c.lower_ == "up" for c in t.children)
+               and (not asked or any(s.dep_ in ("nsubj", "nsubjpass") and any(w.tag_ in _WH_TAGS for w in s.subtree) for s in t.children))
+               for t in parse(text))
+
+
+def _leading_topic(text: str) -> str | None:
+    """The part a question names by a phrase set before it ("kennedy part - what does he say ...",
+    "shakespeare poem: what do they hope never dies?"): a leading noun phrase with no verb, as the
+    parser reads it; None otherwise."""
+    from ....qa.language import parse
+
+    if (m := _LEADING_CLAUSE.match(text)) is None:
+        return None
+    lead = parse(m["lead"].strip())
+    root = next((t for t in lead if t.dep_ == "ROOT"), None)
+    # a noun phrase ("kennedy part"), not a phrase that says how to answer ("in one or two sentences")
+    if root is None or root.pos_ not in ("NOUN", "PROPN") or any(t.pos_ in ("VERB", "AUX") or t.tag_ in _WH_TAGS for t in lead):
+        return None
+    words = [t.text for t in lead if not (t.is_punct or t.pos_ in ("DET", "CCONJ", "INTJ"))]
+    return " ".join(words) or None
+
+
+def _main_question(text: str) -> str:
+    """The question proper, as the parser reads it: the last sentence, when an earlier one only
+    tells what happened ("after hitting apply a box asks if the display looks ok. what are its
+    buttons?"); and from the question word of the main clause on, when the text opens with a
+    subordinate "when" ("when they hover over the box what hint pops up"); else ``text``."""
+    from ....qa.language import parse
+
+    doc = parse(text)
+    sentences = list(doc.sents)
+
+    def asks(sentence) -> bool:  # opens as a question (a question word or an auxiliary first)
+        first = next((t for t in sentence if not (t.is_punct or t.pos_ in ("CCONJ", "INTJ"))), None)
+        return first is not None and (first.tag_ in _WH_TAGS or first.pos_ == "AUX")
+
+    if len(sentences) > 1 and asks(sentences[-1]) and not any(asks(s) or s.text.rstrip().endswith("?") for s in sentences[:-1]):
+        return text[sentences[-1].start_char:]  # (a question before it, "who narrates it? whats their name", is the question)
+    opening = next((t for t in doc if t.pos_ not in ("CCONJ", "INTJ", "PUNCT")), None)
+    if opening is None or opening.tag_ not in _WH_TAGS or opening.head.dep_ != "advcl":
+        return text
+    main = next((t for t in doc if t.i > opening.i and t.tag_ in _WH_TAGS and _in_main_clause(t)), None)
+    return text[main.idx:] if main is not None else text
+
+
+def _in_main_clause(token) -> bool:
+    while token.dep_ != "ROOT":
+        if token.dep_ in ("advcl", "relcl", "ccomp", "acl"):
+            return False
+        token = token.head
+    return True
+
+
 def _after_clause(text: str) -> str:
     """The question after an opening clause that only places it, else the whole text: "when the popup
     comes up, which option do they pick?" asks which option, and so does "after they click apply a box
     pops up - which option do they pick?". A text that opens as a question of its own ("what did he
     say, and who heard it?", "is it on, which one?") has no such clause."""
-    text = _without_leading_adverbs(text)  # "roughly how many minutes in ...": how many minutes in
+    text = _main_question(_without_leading_adverbs(text))  # "roughly how many minutes in ...": how many minutes in
     if m := _WHEN_CLAUSE.match(text):
         return text[m.end():]
     m = _LEADING_CLAUSE.match(text)
@@ -826,7 +893,16 @@ def _singular(noun: str) -> str:
 
 def _asked_for(lower: str) -> str | None:
     found = _ASKED_FOR.search(lower)
-    return found[1] if found and found[1] not in _NOT_A_NOUN else None
+    if found and found[1] not in _NOT_A_NOUN:
+        return found[1]
+    if found and found[1] in ("is", "are", "was", "were"):
+        # "what are the 2 buttons on it?" asks for buttons as "which buttons" does: the subject the parser finds
+        from ....qa.frame import _asked_noun
+        from ....qa.language import parse
+
+        wh = next((t for t in parse(lower) if t.tag_ in _WH_TAGS), None)
+        return _asked_noun(wh) if wh is not None else None
+    return None
 
 
 def _owner(text: str, operands: list[str]) -> str | None:
@@ -1307,13 +1383,14 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         between=between,
         first_of=first_of,
     )
+    question.asked = asked_lower
     question.owner = _owner(text, question.operands)
     asked_noun = _asked_for(asked_lower)
     question.asked_for = _singular(asked_noun) if asked_noun else None  # "which buttons" asks for buttons as "which button" does
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
     unset = _without_title(unset, video_name)  # "in the readings video": the whole of it, no part
-    question.scope = _scope(unset, quoted) if time_range is None and not first_of else None
+    question.scope = (_scope(unset, quoted) or _leading_topic(unset)) if time_range is None and not first_of else None
     if names_only_credits(question.scope):
         question.scope = None  # "according to the credits": where they are is known (the closing part), no part to search for
     if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:

@@ -300,6 +300,12 @@ def button_action(q: Question, e: Evidence) -> frozenset[str]:
 _CHOICE_TOKENS = frozenset(tokenize("button option choice answer"))
 
 
+def is_choice(e: Evidence) -> bool:
+    """Whether a line of a pop-up is one of the choices it offers: a short label, not its question
+    or its message ("Keep This Configuration", not "Does the display look OK?")."""
+    return len(e.text.split()) <= BUTTON_WORDS and not e.text.rstrip().endswith(("?", ".", ":"))
+
+
 def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo: frozenset[str] = frozenset(),
                   popups: set[tuple] = frozenset()) -> frozenset[str]:
     """The question's words a line answers to without holding them: where it sits on the frame ("the
@@ -310,7 +316,7 @@ def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo
     words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
     if e.key() in popups and q.names_popup:
         words |= POPUP_TOKENS
-        if len(e.text.split()) <= BUTTON_WORDS and not e.text.rstrip().endswith(("?", ".", ":")):
+        if is_choice(e):
             words |= _CHOICE_TOKENS  # a pop-up's short label is a button: one of the choices it offers
     words |= button_action(q, e)
     if q.answer_type == "url" and has_type(e.text, "url"):
@@ -370,7 +376,7 @@ def score_line(q: Question, e: Evidence, context: set[str], weights: dict[str, f
         score += 0.5  # "How long does the battery last?" -> "Battery: 26 hours"
     elif q.asked_for and e.modality != "audio" and says_more and matched(set(tokenize(q.asked_for)), toks):
         score += 0.5  # "Which room ...?" -> "Room: 3D" (sound labels are ranked by salience below)
-    if matched(wanted, button_action(q, e)):
+    if matched(wanted & q.asked_tokens, button_action(q, e)):
         score += 0.5  # "which button saves the changes?": a label that does what the question says ("Apply")
     elif q.asked_for == "button" and e.modality == "ocr" and (len(e.text.split()) > BUTTON_WORDS or e.text.rstrip().endswith("?")):
         score -= 0.3  # a button's label is a few words, and no question ("Does the display look OK?")
