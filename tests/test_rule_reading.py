@@ -2360,3 +2360,25 @@ def test_an_overview_is_marked_as_one_for_the_graph():
     summary = _converse("summarise the whole video please", world, [_hit(0.0, 20.0, world[0])], tools=tools)
     lookup = _converse("when do the boats come in?", world, [_hit(0.0, 20.0, world[0])], tools=tools)
     assert summary.response_metadata.get("overview") and not lookup.response_metadata.get("overview")
+
+
+def test_a_place_set_before_the_question_places_it_and_where_it_says_something_happened_asks_the_place():
+    world = [line("extract_scene_text", "ocr", 115, 128, "Inaugural Address - Ada Brandt, 1961"),
+             line("extract_scene_text", "ocr", 115, 128, "Lisbon, January 20, 1961"),
+             line("transcribe_speech", "speech", 118, 125, "So my fellow citizens, ask what you can do.")]
+    asked = analyse("on the brandt title card where does it say the speech was given")
+    assert (asked.wh, asked.answer_type, asked.quoted, asked.asks_title) == ("where", "place", [], False)
+    final = _converse("on the brandt title card where does it say the speech was given", world, [_hit(115.0, 128.0, *world)])
+    assert "Lisbon" in final.content, final.content
+
+
+def test_a_role_named_in_a_relative_clause_describes_the_person_asked_for():
+    assert analyse("whats the name of the guy in the austen bit, the one the reader says wasnt unkind").role is None
+    assert analyse("who is the reader of the austen bit?").role == "reader"
+
+
+@pytest.mark.parametrize("question", ["when in the screen recording do they tick the mirror box?",
+                                      "at what point in the screencast do they tick the mirror box"])
+def test_the_screen_recording_named_as_the_medium_is_no_part_and_the_question_asks_a_moment(question):
+    asked = analyse(question)
+    assert asked.scope is None and asked.asks_moment, (asked.scope, asked.asks_moment)

@@ -549,7 +549,8 @@ _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": t
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
 _AUTHOR = re.compile(r"\bwhose\s+(?:\w+\s+)?(?:novel|book|poem|story|text|work|song|play|essay|article|letter|painting|"
                      + _PART + r")s?\b")
-_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
+_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?"
+                           r"(?:video|film|movie|clip|(?:screen )?recording|screencast)\b(?!'s)", re.I)
 _NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
 _WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
     r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
@@ -606,9 +607,15 @@ def _main_question(text: str) -> str:
     if len(sentences) > 1 and asks(sentences[-1]) and not any(asks(s) or s.text.rstrip().endswith("?") for s in sentences[:-1]):
         return text[sentences[-1].start_char:]  # (a question before it, "who narrates it? whats their name", is the question)
     opening = next((t for t in doc if t.pos_ not in ("CCONJ", "INTJ", "PUNCT")), None)
-    if opening is None or opening.tag_ not in _WH_TAGS or opening.head.dep_ != "advcl":
+    # a subordinate "when ..." or a place ("on the kennedy title card where does it say ...") before the question word
+    if opening is None or not (opening.tag_ in _WH_TAGS and opening.head.dep_ == "advcl" or opening.pos_ == "ADP"):
         return text
-    main = next((t for t in doc if t.i > opening.i and t.tag_ in _WH_TAGS and _in_main_clause(t)), None)
+    # (after a place the parser may take the question for a relative clause: "the card where does it say"; the
+    # question word with an auxiliary right after it opens a question)
+    main = next((t for t in doc if t.i > opening.i and t.tag_ in _WH_TAGS and (_in_main_clause(t) or opening.pos_ == "ADP"
+                                                                              and t.i + 1 < len(doc) and doc[t.i + 1].pos_ == "AUX")), None)
+    if main is not None and opening.pos_ == "ADP" and opening in (main.head, main.head.head):
+        return text  # "at what point ...": the preposition is the question's own
     return text[main.idx:] if main is not None else text
 
 
@@ -1077,9 +1084,10 @@ def reported_words(text: str) -> str | None:
         clauses = [c for c in verb.children if c.dep_ in ("ccomp", "xcomp") and c.i > verb.i]
         if any(next(t for t in c.subtree if not t.is_punct).tag_ in _WH_TAGS for c in clauses):
             continue  # "does it say which port to plug it into": what is said is asked about (the parser may split it in two)
-        if any(t.tag_ in ("WDT", "WP", "WP$") and verb in (t.head, t.head.head) for t in doc):
-            # "what year does it say it was first published": a question noun phrase hangs on the saying
-            # and asks into what is said ("when does he say ..." asks when it is said: a quotation)
+        if any((t.tag_ in ("WDT", "WP", "WP$") or t.lower_ == "where") and verb in (t.head, t.head.head) for t in doc):
+            # "what year does it say it was first published", "where does it say the speech was given": the
+            # question word hangs on the saying and asks into what is said ("when does he say ..." asks
+            # when it is said: a quotation)
             continue
         for clause in clauses:
             words = [t for t in clause.subtree if not t.is_punct]
@@ -1389,7 +1397,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.asked_for = _singular(asked_noun) if asked_noun else None  # "which buttons" asks for buttons as "which button" does
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
-    unset = _without_title(unset, video_name)  # "in the readings video": the whole of it, no part
+    unset = _IN_THE_VIDEO.sub(" ", _without_title(unset, video_name))  # "in the readings video", "in the screen recording": the whole of it, no part
     question.scope = (_scope(unset, quoted) or _leading_topic(unset)) if time_range is None and not first_of else None
     if names_only_credits(question.scope):
         question.scope = None  # "according to the credits": where they are is known (the closing part), no part to search for
@@ -1399,7 +1407,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
     called = _CALLED.search(bare_lower)
-    question.asks_title = bool(_TITLE_WORD.search(bare_lower) or named_work or called)
+    # (a title card named only to place the question asks for no title: "on the kennedy title card where does it say ...")
+    question.asks_title = bool(_TITLE_WORD.search(_after_clause(bare_lower)) or named_work or called)
     if called:
         question.keywords = _without(question.keywords, called["verb"])
     question.credits = bool(_CREDITS.search(bare_lower))
@@ -1475,7 +1484,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if question.count == "parts":
         question.overview = False  # "quick overview: what readings are in this?" lists the parts
     question.role_of = question.answer_type != "person" and not question.asks_moment and bool(_ROLE_OF.search(bare))
-    if question.answer_type == "person" and (role := _PERSON_ROLE.search(bare)):
+    # a role named inside a relative clause describes the one asked for, it is not asked ("the guy, the one the reader says ...")
+    if question.answer_type == "person" and (role := _PERSON_ROLE.search(_without_relative_clauses(asked_lower))):
         question.role = role[0].lower()
     elif question.answer_type == "person" and (doing := _PERSON_DOING.search(bare)):
         question.role = _ROLE_VERBS[doing["verb"].lower()]
