@@ -2382,3 +2382,19 @@ def test_a_role_named_in_a_relative_clause_describes_the_person_asked_for():
 def test_the_screen_recording_named_as_the_medium_is_no_part_and_the_question_asks_a_moment(question):
     asked = analyse(question)
     assert asked.scope is None and asked.asks_moment, (asked.scope, asked.asks_moment)
+
+
+def test_what_comes_after_words_the_reader_says_is_asked_with_and_then_what():
+    world = [line("extract_scene_text", "ocr", 60, 110, "A Tale of Two Harbours - Mara Velde"),
+             line("transcribe_speech", "speech", 63, 65, "It was the best of days."),
+             line("transcribe_speech", "speech", 65, 67, "It was the worst of nights."),
+             line("transcribe_speech", "speech", 68, 72, "The boats came in before the storm.")]
+    question = "the two harbours reader says it was the best of days, and then what??"
+    assert analyse(question).quoted, analyse(question).quoted
+    final = _converse(question, world, [_hit(60.0, 110.0, *world)])
+    assert "worst of nights" in final.content, final.content
+
+
+def test_a_part_that_finishes_before_the_next_begins_is_the_part_the_moment_is_after():
+    asked = analyse("theres some kind of noise right after the poem finishes and before the next part starts.. what is it?")
+    assert (asked.relation, asked.relation_to) == ("after", "the poem")

@@ -1084,7 +1084,8 @@ def reported_words(text: str) -> str | None:
         clauses = [c for c in verb.children if c.dep_ in ("ccomp", "xcomp") and c.i > verb.i]
         if any(next(t for t in c.subtree if not t.is_punct).tag_ in _WH_TAGS for c in clauses):
             continue  # "does it say which port to plug it into": what is said is asked about (the parser may split it in two)
-        if any((t.tag_ in ("WDT", "WP", "WP$") or t.lower_ == "where") and verb in (t.head, t.head.head) for t in doc):
+        if any((t.tag_ in ("WDT", "WP", "WP$") or t.lower_ == "where") and verb in (t.head, t.head.head)
+               and "conj" not in (t.dep_, t.head.dep_) for t in doc):  # (not "she says X, and then what?")
             # "what year does it say it was first published", "where does it say the speech was given": the
             # question word hangs on the saying and asks into what is said ("when does he say ..." asks
             # when it is said: a quotation)
@@ -1258,7 +1259,7 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
-        what = _within_clause(text, m.start("rel"), m["what"])
+        what = re.sub(r"\s+(?:and|or|but)$", "", _strip(_within_clause(text, m.start("rel"), m["what"])))  # "after X finishes and before ..."
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
                       r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(what), flags=re.I)
         said = False
