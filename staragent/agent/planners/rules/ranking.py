@@ -189,7 +189,7 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC")."""
     found = wanted & tokens
     for w in wanted - found:
-        if _equivalents().get(w, frozenset()) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens):
+        if (_equivalents().get(w, frozenset()) | _adjective_equivalents(w)) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens):
             found.add(w)
     return found
 
@@ -201,12 +201,30 @@ def _equivalents() -> dict[str, frozenset[str]]:  # built on first use: tokenizi
         stems = {t for word in group for t in tokenize(word)}
         for stem in stems:
             out.setdefault(stem, set()).update(stems - {stem})
-    # an adjective also finds the other words of its commonest sense ("main" finds "primary")
-    for word, others in adjective_synonyms().items():
-        # (a word the tokenizer splits, as if glued, would find its pieces, not itself: left out)
-        if len(own := tokenize(word)) == 1 and (found := {t[0] for w in others if len(t := tokenize(w)) == 1} - set(own)):
-            out.setdefault(own[0], set()).update(found)
     return {stem: frozenset(others) for stem, others in out.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _adjectives_by_start() -> dict[str, list[str]]:
+    """WordNet's adjectives with synonyms, by their first three letters (a stem begins as its word does)."""
+    out: dict[str, list[str]] = {}
+    for word in adjective_synonyms():
+        out.setdefault(word[:3], []).append(word)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _adjective_equivalents(stem: str) -> frozenset[str]:
+    """The stems of the other words of the commonest sense of the adjective ``stem`` is the stem of
+    ("main" finds "primary", "little" finds "small"), worked out for the stems asked about only
+    (stemming all of WordNet's adjectives takes a second). A word the tokenizer splits, as if glued,
+    would find its pieces, not itself: left out."""
+    synonyms = adjective_synonyms()
+    found: set[str] = set()
+    for word in _adjectives_by_start().get(stem[:3], ()):
+        if tokenize(word) == [stem]:
+            found |= {t[0] for other in synonyms[word] if len(t := tokenize(other)) == 1}
+    return frozenset(found - {stem})
 
 
 def _extends(short: str, long: str) -> bool:
