@@ -264,12 +264,34 @@ def adjective_synonyms() -> dict[str, tuple[str, ...]]:
             if not line.startswith(" "):
                 fields = line.split(" | ", 1)[0].split()
                 senses[fields[0]] = [fields[4 + 2 * i].split("(")[0].lower() for i in range(int(fields[3], 16))]
+    mostly = _mostly_adjectives(dirs[0])
     found = {}
     for word, offset in commonest.items():
         others = tuple(w for w in senses.get(offset, ()) if w != word and w.isalpha() and len(w) >= 3)
-        if others:
+        if others and word in mostly:
             found[word] = others
     return found
+
+
+def _mostly_adjectives(folder: Path) -> frozenset[str]:
+    """Words tagged as adjectives more often than as nouns and verbs together in WordNet's sense
+    counts (``cntlist.rev``): "main", "little", "final"; not "choice" (a noun in "what choices ..."),
+    nor "select" (a verb). A question's words are matched by stem, whatever their part of speech,
+    so only a word that is mostly an adjective lends its adjective's synonyms."""
+    counts: dict[str, list[int]] = {}
+    try:
+        with open(folder / "cntlist.rev", encoding="utf-8", errors="ignore") as fh:
+            for line in fh:  # "main%3:00:00:: 1 33": a sense key, its sense number, how often it was tagged
+                fields = line.split()
+                if len(fields) != 3:
+                    continue
+                (lemma, _, sense), count = fields[0].partition("%"), fields[2]
+                if sense[:1] in "1235" and count.isdigit():
+                    tally = counts.setdefault(lemma, [0, 0])
+                    tally[sense[:1] in "35"] += int(count)
+    except OSError:
+        return frozenset()
+    return frozenset(lemma for lemma, (other, adjective) in counts.items() if adjective > other)
 
 
 # Words a question and a video use for one thing where neither stems to the other: the headings of

@@ -1458,8 +1458,9 @@ def test_text_that_came_up_over_a_window_is_a_pop_up_and_its_short_labels_are_it
     from staragent.agent.planners.rules.layout import popped_up
 
     lines, boxes = _screen(*SETTINGS_WINDOW)
+    # the dialog's lines, and the hint that came up alone (a tooltip); not the window's labels under them
     assert {e.text for e in lines if e.key() in popped_up(lines, 37.0)} == {
-        "Keep these settings?", "The screen will go back to its old settings in 20 seconds.", "Undo Changes", "Keep Changes"}
+        "Keep these settings?", "The screen will go back to its old settings in 20 seconds.", "Undo Changes", "Keep Changes", "Select a monitor"}
     final = _converse("What two choices does the confirmation pop-up offer?", lines, [_hit(0.0, 9.0, lines[1])], boxes=boxes, silent=True)
     assert "Undo Changes" in final.content and "Keep Changes" in final.content and "Note" not in final.content, final.content
     final = _converse("What does the dialog ask?", lines, [_hit(0.0, 9.0, lines[1])], boxes=boxes, silent=True)
@@ -2281,6 +2282,8 @@ def test_an_adjective_finds_the_words_of_its_commonest_sense():
 
     assert matched({"main"}, set(tokenize("Drag to change primary display."))) == {"main"}
     assert matched({"small"}, set(tokenize("Drag to change primary display."))) == set()
+    # "what choices does it offer?": a word mostly used as a noun lends no adjective's synonyms ("choice" ~ "select")
+    assert matched(set(tokenize("choices")), set(tokenize("Select a monitor"))) == set()
 
 
 def test_a_hint_that_comes_up_alone_over_a_window_is_a_pop_up_even_as_a_dragged_label_is_read_again():
@@ -2395,6 +2398,43 @@ def test_what_comes_after_words_the_reader_says_is_asked_with_and_then_what():
     assert "worst of nights" in final.content, final.content
 
 
-def test_a_part_that_finishes_before_the_next_begins_is_the_part_the_moment_is_after():
-    asked = analyse("theres some kind of noise right after the poem finishes and before the next part starts.. what is it?")
+@pytest.mark.parametrize("question", ["theres some kind of noise right after the poem finishes and before the next part starts.. what is it?",
+                                      "theres a sound right after the poem finishes and before the next reading starts. what is it?"])
+def test_a_part_that_finishes_before_the_next_begins_is_the_part_the_moment_is_after(question):
+    asked = analyse(question)
     assert (asked.relation, asked.relation_to) == ("after", "the poem")
+
+
+def test_the_gist_of_the_story_is_an_overview_of_the_whole_film():
+    asked = analyse("whats the harbour film about? just give me the gist of the story", video_name="harbour_lights_720p.mp4")
+    assert asked.overview and asked.scope is None, (asked.overview, asked.scope)
+
+
+def test_a_pop_up_named_by_its_place_in_time_is_that_one_of_the_pop_ups():
+    lines, boxes = _screen(
+        (0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
+        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
+        (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)),
+        (16.0, 18.0, "Drag to change the default printer.", (0.30, 0.30, 0.70, 0.33)),
+        (31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
+        (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)),
+        (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)),
+    )
+    hits = [_hit(0.0, 40.0, *lines)]
+    first = _converse("the first little tooltip that pops up in the printers window - what does it say exactly?", lines, hits, boxes=boxes, silent=True)
+    second = _converse("what does the second tooltip say?", lines, hits, boxes=boxes, silent=True)
+    assert "Select a printer" in first.content and "default printer" not in first.content, first.content
+    assert "default printer" in second.content and "Select a printer" not in second.content, second.content
+
+
+def test_the_choices_of_a_dialog_are_its_buttons_though_a_hint_ranks_higher():
+    lines, boxes = _screen(
+        (0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
+        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
+        (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)),
+        (31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
+        (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)),
+        (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)),
+    )
+    final = _converse("what are the two choices on the dialog that pops up?", lines, [_hit(0.0, 40.0, *lines)], boxes=boxes, silent=True)
+    assert "Undo Changes" in final.content and "Keep Changes" in final.content and "Select a printer" not in final.content, final.content

@@ -37,7 +37,7 @@ from .focus import (
     whole_reads,
 )
 from .intents import intent_answer
-from .layout import boxes_of, popped_up, row_change
+from .layout import TOGETHER_S, boxes_of, popped_up, row_change
 from .question import (
     TITLE_TOKENS,
     TYPE_WORDS,
@@ -49,6 +49,7 @@ from .question import (
     said_only_by_verb,
 )
 from .ranking import (
+    CHOICE_TOKENS,
     LASTING_SOUND,
     MONTH_DAY,
     NAME_CARRIES_S,
@@ -193,11 +194,12 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         # (not "Apply" for "after they hit apply, what are its buttons?": that clause only places it)
         return [s.evidence for s in scored if matched(q.asked_tokens, button_action(q, s.evidence))][:limit]
     boxes, popups = boxes_of(lines_read(turn)), popped_up(turn.evidence(), turn.duration) if q.names_popup else set()
-    if q.asked_for == "button" and best.key() in popups:
-        # "what are the buttons on it?": the choices the pop-up offers, whatever else its words match
-        choices = [s.evidence for s in scored if s.evidence.key() in popups and is_choice(s.evidence) and abs(s.evidence.start - best.start) <= 1.0]
+    if set(tokenize(q.asked_for or "")) & CHOICE_TOKENS and popups:
+        # "what are the buttons on it?", "the two choices on the dialog": the choices of the pop-up whose
+        # choice ranks best, whatever else the words match (a hint alone offers none)
+        choices = [s.evidence for s in scored if s.evidence.key() in popups and is_choice(s.evidence, popups)]
         if choices:
-            return choices[:limit]
+            return [e for e in choices if abs(e.start - choices[0].start) <= TOGETHER_S][:limit]
 
     def answers_to(e: Evidence) -> set[str]:  # the words a line holds, and those it stands for (a pop-up's button is a "choice")
         return set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)

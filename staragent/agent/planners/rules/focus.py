@@ -296,6 +296,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
     if q.count == "parts" and (whole := whole_read(duration)):  # "how many readings are there?": all of it is read, then its parts counted
         return [whole]
     if q.names_popup and not q.scope and (popups := popup_spans(turn)):
+        if q.popup_nth is not None:  # "the second tooltip": the pop-ups in the order they came up
+            return [popups[q.popup_nth - 1 if q.popup_nth > 0 else q.popup_nth]] if abs(q.popup_nth) <= len(popups) else []
         return popups  # "what does the pop-up offer?": the text that came up over the window, once read
     if (q.asked_for == "button" or q.names_popup) and not q.scope and duration and duration <= MAX_READ:
         # "which button undoes the change?", "what does the pop-up offer?": a short screencast's every

@@ -67,7 +67,7 @@ POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation
 TOGETHER_S = 1.0  # seconds apart that lines of one pop-up may be first read...
 GONE_TOGETHER_S = 1.5  # ...and last read
 POPUP_SHARE = 0.25  # the longest a pop-up stays, as a share of how long the text under it stays
-HINT_WORDS = 4  # the fewest words of a line that pops up alone (a tooltip, a hint), and is no label
+HINT_WORDS = 3  # the fewest words of a line that pops up alone (a tooltip, a hint: a sentence, see ``_is_sentence``)
 
 
 def popped_up(lines: list[Evidence], duration: float | None = None) -> set[tuple]:
@@ -93,13 +93,21 @@ def popped_up(lines: list[Evidence], duration: float | None = None) -> set[tuple
         if len(group) < 3 and not (len(group) == 2 and any(e.text.rstrip().endswith("?") for e in group)):
             # a hint (a tooltip) is a sentence that comes up alone; a label re-read as it comes
             # (a box being dragged) may come with it, and is no part of it
-            group = [e for e in group if len(e.text.split()) >= HINT_WORDS][:1]
+            group = [e for e in group if _is_sentence(e.text)][:1]
             if not group:
                 continue
         start, end = group[0].start, max(e.end for e in group)
         if any(o.start < start - TOGETHER_S and o.end > end + TOGETHER_S and end - start <= POPUP_SHARE * (o.end - o.start) for o in beneath):
             out.update(e.key() for e in group)
     return out
+
+
+def _is_sentence(text: str) -> bool:
+    """Whether a line is a sentence, as a hint is ("Drag to change primary display."): ``HINT_WORDS``
+    words or more, with a verb as the parser reads it; a label is not ("Acer Technologies 17")."""
+    from ....qa.language import parse
+
+    return len(text.split()) >= HINT_WORDS and any(t.pos_ == "VERB" for t in parse(text))
 
 
 def place_tokens(box: Box | None) -> frozenset[str]:

@@ -380,6 +380,7 @@ class Question:
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
     asks_title: bool = False  # about a title (the biggest text on screen)
+    popup_nth: int | None = None  # "the first tooltip" (1), "the second tooltip" (2), "the last pop-up" (-1): which pop-up, in time
     asked: str = ""  # the question proper, after a clause that only places it ("after they hit apply a box pops up - what are its buttons?")
     video_title: bool = False  # ... the video's own title
     credits: bool = False  # about the credits (the run of names and roles shown at the end or the start)
@@ -500,7 +501,7 @@ def content_words(text: str) -> list[str]:
 
 
 # The kind of answer a question asks for, by the first pattern it matches (in this order).
-_POPUP_NOUN = re.compile(r"\b(?:pop-?ups?|dialogs?|prompts?|alerts?|notifications?|confirmations?)\b(?!\s+(?:up|the|a|an|you|me|us|them|him|her)\b)", re.I)
+_POPUP_NOUN = re.compile(r"\b(?:pop-?ups?|dialogs?|prompts?|alerts?|notifications?|confirmations?|tooltips?)\b(?!\s+(?:up|the|a|an|you|me|us|them|him|her)\b)", re.I)
 """a pop-up named as a thing, not the verb ("the tip pops up", "prompts you")"""
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
@@ -588,6 +589,21 @@ def _leading_topic(text: str) -> str | None:
         return None
     words = [t.text for t in lead if not (t.is_punct or t.pos_ in ("DET", "CCONJ", "INTJ"))]
     return " ".join(words) or None
+
+
+def _popup_nth(text: str) -> tuple[int | None, str | None]:
+    """Which pop-up a question names by its place in time ("the first little tooltip", "the second
+    tooltip", "the last dialog"), and the word that says so: the ordinal the parser finds on a noun
+    naming a pop-up; (None, None) when it names none."""
+    from ....qa.language import parse
+
+    for token in parse(text):
+        if token.pos_ == "NOUN" and set(tokenize(token.text)) & POPUP_TOKENS:
+            for child in token.children:
+                word = child.lower_
+                if child.dep_ == "amod" and (word in ("first", "last") or word in _ORDINALS):
+                    return ({"first": 1, "last": -1}.get(word) or _ORDINALS[word]), child.text
+    return None, None
 
 
 def _main_question(text: str) -> str:
@@ -1259,7 +1275,8 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
-        what = re.sub(r"\s+(?:and|or|but)$", "", _strip(_within_clause(text, m.start("rel"), m["what"])))  # "after X finishes and before ..."
+        # "after X finishes and before the next part starts": X; the second relation is another edge of the same gap
+        what = re.sub(r"\s+(?:and|or|but)(?:\s+(?:before|after|until|then)\b.*)?$", "", _strip(_within_clause(text, m.start("rel"), m["what"])))
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
                       r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(what), flags=re.I)
         said = False
@@ -1402,7 +1419,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.scope = (_scope(unset, quoted) or _leading_topic(unset)) if time_range is None and not first_of else None
     if names_only_credits(question.scope):
         question.scope = None  # "according to the credits": where they are is known (the closing part), no part to search for
-    if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS:
+    question.popup_nth, ordinal_word = _popup_nth(bare)
+    if ordinal_word:
+        question.keywords = _without(question.keywords, ordinal_word)  # "the last pop-up": which one, not a word in it
+    if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS | set(tokenize(ordinal_word or "")):
         question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
     if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
@@ -1467,8 +1487,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     asks_summary = asks_summary or _unplaced_summary_ask()
     # the phrasings written down before, and the fitted model for the endless others
     question.overview = bool(_OVERVIEW.search(bare) or asks_summary(text) or (question.scope and _PART_ABOUT.search(bare))) and intent is None and not quoted
-    if question.overview and question.scope and question.scope.lower() in ("story", "plot", "storyline"):
-        question.scope = None  # "what's the story of this film?": the whole film's, not a part called a story
+    if question.overview and question.scope and question.scope.lower().split()[-1] in ("story", "plot", "storyline"):
+        question.scope = None  # "what's the story of this film?", "the gist of the story": the whole film's, not a part called a story
     if re.search(r"\b(?:short|brief|briefly|one sentence|quick|in a (?:word|line))\b", bare_lower):
         question.summary_length = "short"
     elif re.search(r"\b(?:detailed|long|full|complete|rundown|everything)\b", bare_lower):

@@ -31,6 +31,7 @@ from ....words import (
 from .layout import (
     CHROME,
     POPUP_TOKENS,
+    TOGETHER_S,
     Box,
     Motion,
     height,
@@ -315,13 +316,15 @@ def button_action(q: Question, e: Evidence) -> frozenset[str]:
     return next((action for action in _ACTIONS if verb[0] in action), frozenset())
 
 
-_CHOICE_TOKENS = frozenset(tokenize("button option choice answer"))
+CHOICE_TOKENS = frozenset(tokenize("button option choice answer"))
 
 
-def is_choice(e: Evidence) -> bool:
-    """Whether a line of a pop-up is one of the choices it offers: a short label, not its question
-    or its message ("Keep This Configuration", not "Does the display look OK?")."""
-    return len(e.text.split()) <= BUTTON_WORDS and not e.text.rstrip().endswith(("?", ".", ":"))
+def is_choice(e: Evidence, popups: set[tuple]) -> bool:
+    """Whether a line of a pop-up (``popups``: keys, see ``popped_up``) is one of the choices it
+    offers: a short label, not its question or its message ("Keep This Configuration", not "Does the
+    display look OK?"), beside other lines of it (a hint that came up alone offers no choice)."""
+    return (len(e.text.split()) <= BUTTON_WORDS and not e.text.rstrip().endswith(("?", ".", ":"))
+            and any(key != e.key() and abs(key[0] - e.start) <= TOGETHER_S for key in popups))
 
 
 def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo: frozenset[str] = frozenset(),
@@ -334,8 +337,8 @@ def implied_words(q: Question, e: Evidence, boxes: dict[tuple, Box] | None, echo
     words = set(place_tokens((boxes or {}).get(e.key()))) if e.modality == "ocr" else set()
     if e.key() in popups and q.names_popup:
         words |= POPUP_TOKENS
-        if is_choice(e):
-            words |= _CHOICE_TOKENS  # a pop-up's short label is a button: one of the choices it offers
+        if is_choice(e, popups):
+            words |= CHOICE_TOKENS  # a pop-up's short label is a button: one of the choices it offers
     words |= button_action(q, e)
     if q.answer_type == "url" and has_type(e.text, "url"):
         words |= _URL_TOKENS
