@@ -2328,16 +2328,15 @@ def test_a_thing_that_pops_up_is_a_pop_up_whatever_it_is_called():
     assert not analyse("what is the printer called?").names_popup
 
 
+PRINTER_WINDOW = ((0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)), (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)))
+PRINTER_DIALOG = ((31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
+                  (31.0, 33.0, "Settings will be undone in 20 seconds.", (0.30, 0.45, 0.70, 0.48)),
+                  (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)), (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)))
+"""a printer settings window, and the dialog that comes up over it after a change"""
+
+
 def test_the_buttons_of_a_pop_up_are_its_choices_not_the_button_that_opened_it():
-    lines, boxes = _screen(
-        (0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
-        (0.0, 40.0, "Apply", (0.85, 0.05, 0.92, 0.08)),
-        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
-        (31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
-        (31.0, 33.0, "Settings will be undone in 20 seconds.", (0.30, 0.45, 0.70, 0.48)),
-        (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)),
-        (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)),
-    )
+    lines, boxes = _screen(*PRINTER_WINDOW, (0.0, 40.0, "Apply", (0.85, 0.05, 0.92, 0.08)), *PRINTER_DIALOG)
     final = _converse("after clicking apply a box pops up asking if the printer looks ok - what are the 2 buttons on it", lines,
                       [_hit(31.0, 33.0, *lines[3:]), _hit(0.0, 40.0, *lines[:3])], boxes=boxes, silent=True)
     assert "Undo Changes" in final.content and "Keep Changes" in final.content, final.content
@@ -2411,15 +2410,8 @@ def test_the_gist_of_the_story_is_an_overview_of_the_whole_film():
 
 
 def test_a_pop_up_named_by_its_place_in_time_is_that_one_of_the_pop_ups():
-    lines, boxes = _screen(
-        (0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
-        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
-        (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)),
-        (16.0, 18.0, "Drag to change the default printer.", (0.30, 0.30, 0.70, 0.33)),
-        (31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
-        (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)),
-        (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)),
-    )
+    lines, boxes = _screen(*PRINTER_WINDOW, (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)),
+                           (16.0, 18.0, "Drag to change the default printer.", (0.30, 0.30, 0.70, 0.33)), *PRINTER_DIALOG)
     hits = [_hit(0.0, 40.0, *lines)]
     first = _converse("the first little tooltip that pops up in the printers window - what does it say exactly?", lines, hits, boxes=boxes, silent=True)
     second = _converse("what does the second tooltip say?", lines, hits, boxes=boxes, silent=True)
@@ -2428,13 +2420,6 @@ def test_a_pop_up_named_by_its_place_in_time_is_that_one_of_the_pop_ups():
 
 
 def test_the_choices_of_a_dialog_are_its_buttons_though_a_hint_ranks_higher():
-    lines, boxes = _screen(
-        (0.0, 40.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
-        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
-        (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)),
-        (31.0, 33.0, "Does the printer look OK?", (0.35, 0.40, 0.65, 0.43)),
-        (31.0, 33.0, "Undo Changes", (0.32, 0.55, 0.45, 0.58)),
-        (31.0, 33.0, "Keep Changes", (0.55, 0.55, 0.70, 0.58)),
-    )
+    lines, boxes = _screen(*PRINTER_WINDOW, (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)), *PRINTER_DIALOG)
     final = _converse("what are the two choices on the dialog that pops up?", lines, [_hit(0.0, 40.0, *lines)], boxes=boxes, silent=True)
     assert "Undo Changes" in final.content and "Keep Changes" in final.content and "Select a printer" not in final.content, final.content
