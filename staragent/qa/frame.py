@@ -132,7 +132,7 @@ def kind_of_noun(noun: str) -> AnswerType | None:
     return None
 
 
-def _asked_noun(wh) -> str | None:
+def asked_noun(wh) -> str | None:
     """The noun a "what/which" asks for: the one it determines ("which year"), else the subject or
     attribute of the clause ("what is the price")."""
     if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
@@ -161,7 +161,7 @@ def _answer_type(doc) -> tuple[AnswerType, str | None]:
         if nxt is not None and nxt.pos_ in ("ADJ", "ADV"):
             return {"many": "count", "much": "number", "long": "duration", "old": "number"}.get(nxt.lower_, "description"), None
         return "description", None
-    noun = _asked_noun(wh)
+    noun = asked_noun(wh)
     if noun is None:
         return "description", None
     return (kind_of_noun(noun) or "thing"), noun

@@ -920,11 +920,11 @@ def _asked_for(lower: str) -> str | None:
         return found[1]
     if found and found[1] in ("is", "are", "was", "were"):
         # "what are the 2 buttons on it?" asks for buttons as "which buttons" does: the subject the parser finds
-        from ....qa.frame import _asked_noun
+        from ....qa.frame import asked_noun
         from ....qa.language import parse
 
         wh = next((t for t in parse(lower) if t.tag_ in _WH_TAGS), None)
-        return _asked_noun(wh) if wh is not None else None
+        return asked_noun(wh) if wh is not None else None
     return None
 
 
