@@ -2302,11 +2302,16 @@ def test_a_hint_that_comes_up_alone_over_a_window_is_a_pop_up_even_as_a_dragged_
     assert "Drag to change primary display" in final.content, final.content
 
 
+def _reading(start, end, cards, said):
+    """A part of a reading: its title card's lines, on screen from ``start`` to ``end``, and the
+    lines ``said`` under it, as ``(start, end, text)``."""
+    return [line("extract_scene_text", "ocr", start, end, card) for card in cards] + [
+        line("transcribe_speech", "speech", a, b, text) for a, b, text in said]
+
+
 def test_what_year_it_says_something_happened_is_asked_of_the_screen_too_and_quotes_nothing():
-    world = [line("extract_scene_text", "ocr", 0, 50, "Ode to the Harbour - Mara Velde"),
-             line("extract_scene_text", "ocr", 0, 50, "First published 1712"),
-             line("transcribe_speech", "speech", 2, 9, "The boats came in before the storm was published."),
-             line("transcribe_speech", "speech", 10, 18, "And the harbour lights went out one by one.")]
+    world = _reading(0, 50, ["Ode to the Harbour - Mara Velde", "First published 1712"],
+                     [(2, 9, "The boats came in before the storm was published."), (10, 18, "And the harbour lights went out one by one.")])
     asked = analyse("what year does it say the ode was first published?")
     assert not asked.quoted and "speech" not in asked.wants, (asked.quoted, asked.wants)
     final = _converse("what year does it say the ode was first published?", world, [_hit(0.0, 50.0, *world)])
@@ -2344,10 +2349,8 @@ def test_the_buttons_of_a_pop_up_are_its_choices_not_the_button_that_opened_it()
 
 
 def test_a_phrase_set_before_the_question_names_the_part_it_is_about():
-    world = [line("extract_scene_text", "ocr", 0, 50, "Inaugural Address - Ada Brandt"),
-             line("transcribe_speech", "speech", 5, 12, "Ask not what your harbour can do for you, ask what you can do for your harbour."),
-             line("extract_scene_text", "ocr", 50, 100, "Harbour Song - Mara Velde"),
-             line("transcribe_speech", "speech", 55, 62, "The boats came in before the storm.")]
+    world = [*_reading(0, 50, ["Inaugural Address - Ada Brandt"], [(5, 12, "Ask not what your harbour can do for you, ask what you can do for your harbour.")]),
+             *_reading(50, 100, ["Harbour Song - Mara Velde"], [(55, 62, "The boats came in before the storm.")])]
     asked = analyse("brandt part - what does she say people should ask instead of what the harbour does for them")
     assert asked.scope and "brandt" in asked.scope.lower(), asked.scope
     final = _converse("brandt part - what does she say people should ask instead of what the harbour does for them", world,
@@ -2414,7 +2417,8 @@ def test_a_pop_up_named_by_its_place_in_time_is_that_one_of_the_pop_ups():
                            (16.0, 18.0, "Drag to change the default printer.", (0.30, 0.30, 0.70, 0.33)), *PRINTER_DIALOG)
     hits = [_hit(0.0, 40.0, *lines)]
     first = _converse("the first little tooltip that pops up in the printers window - what does it say exactly?", lines, hits, boxes=boxes, silent=True)
-    second = _converse("what does the second tooltip say?", lines, hits, boxes=boxes, silent=True)
+    # (a noun for a pop-up, or the thing said to pop up: "tooltip" alone is in no list of pop-up words)
+    second = _converse("what does the second tooltip that pops up say?", lines, hits, boxes=boxes, silent=True)
     assert "Select a printer" in first.content and "default printer" not in first.content, first.content
     assert "default printer" in second.content and "Select a printer" not in second.content, second.content
 

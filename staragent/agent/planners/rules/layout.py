@@ -62,7 +62,7 @@ def place_words(box: Box | None) -> set[str]:
 
 CHROME = 0.9
 """share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
-POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification tooltip"))
+POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
 """what a person calls text that comes up over a window and goes again"""
 TOGETHER_S = 1.0  # seconds apart that lines of one pop-up may be first read...
 GONE_TOGETHER_S = 1.5  # ...and last read

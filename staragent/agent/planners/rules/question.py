@@ -501,7 +501,7 @@ def content_words(text: str) -> list[str]:
 
 
 # The kind of answer a question asks for, by the first pattern it matches (in this order).
-_POPUP_NOUN = re.compile(r"\b(?:pop-?ups?|dialogs?|prompts?|alerts?|notifications?|confirmations?|tooltips?)\b(?!\s+(?:up|the|a|an|you|me|us|them|him|her)\b)", re.I)
+_POPUP_NOUN = re.compile(r"\b(?:pop-?ups?|dialogs?|prompts?|alerts?|notifications?|confirmations?)\b(?!\s+(?:up|the|a|an|you|me|us|them|him|her)\b)", re.I)
 """a pop-up named as a thing, not the verb ("the tip pops up", "prompts you")"""
 _ANSWER_TYPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("money", r"\bprices?\b|\bcost(?:s|ing)?\b|\bpaid\b|\bpay\b|\bspen[dt]|\bcharge[sd]?\b|\bworth\b|\bfees?\b|\bbudget\b|\$|"
@@ -550,8 +550,7 @@ _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": t
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
 _AUTHOR = re.compile(r"\bwhose\s+(?:\w+\s+)?(?:novel|book|poem|story|text|work|song|play|essay|article|letter|painting|"
                      + _PART + r")s?\b")
-_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?"
-                           r"(?:video|film|movie|clip|(?:screen )?recording|screencast)\b(?!'s)", re.I)
+_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
 _NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
 _WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
     r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
@@ -569,9 +568,14 @@ def _pops_up(text: str, asked: bool = True) -> bool:
     pop up?" asks when something appears, no pop-up."""
     from ....qa.language import parse
 
-    return any(t.lemma_.lower() == "pop" and any(c.dep_ == "prt" and c.lower_ == "up" for c in t.children)
-               and (not asked or any(s.dep_ in ("nsubj", "nsubjpass") and any(w.tag_ in _WH_TAGS for w in s.subtree) for s in t.children))
+    return any(_is_pop_up(t) and (not asked or any(s.dep_ in ("nsubj", "nsubjpass") and any(w.tag_ in _WH_TAGS for w in s.subtree)
+                                                   for s in t.children))
                for t in parse(text))
+
+
+def _is_pop_up(token) -> bool:
+    """Whether a parsed token is the verb "pop" with its particle "up"."""
+    return token.lemma_.lower() == "pop" and any(c.dep_ == "prt" and c.lower_ == "up" for c in token.children)
 
 
 def _leading_topic(text: str) -> str | None:
@@ -598,7 +602,9 @@ def _popup_nth(text: str) -> tuple[int | None, str | None]:
     from ....qa.language import parse
 
     for token in parse(text):
-        if token.pos_ == "NOUN" and set(tokenize(token.text)) & POPUP_TOKENS:
+        # a noun for a pop-up, or the thing said to pop up ("the first little tooltip that pops up")
+        popping = any(_is_pop_up(c) for c in token.children if c.dep_ == "relcl") or token.dep_ == "nsubj" and _is_pop_up(token.head)
+        if token.pos_ == "NOUN" and (set(tokenize(token.text)) & POPUP_TOKENS or popping):
             for child in token.children:
                 word = child.lower_
                 if child.dep_ == "amod" and (word in ("first", "last") or word in _ORDINALS):
@@ -1123,10 +1129,17 @@ def _said_by_things(text: str) -> set[str]:
     found = set()
     for token in parse(text):
         subjects = [c for c in token.children if c.dep_ == "nsubj"] if token.lower_ in SPEECH_WORDS else []
-        if subjects and all(s.lower_ in ("it", "this", "that") or s.pos_ == "NOUN" and names_a_person(s.lemma_.lower()) is False
-                            for s in subjects):
+        if subjects and all(_a_thing(s) for s in subjects):
             found.add(token.lower_)
     return found
+
+
+def _a_thing(token) -> bool:
+    """Whether a subject names a thing, no person: a neuter or demonstrative pronoun as the parser's
+    morphology reads it ("it", "this"), or a noun WordNet does not file under persons ("the card")."""
+    if token.pos_ == "PRON":
+        return token.morph.get("Gender") == ["Neut"] or token.morph.get("PronType") == ["Dem"]
+    return token.pos_ == "NOUN" and names_a_person(token.lemma_.lower()) is False
 
 
 def without_interjections(text: str) -> str:
@@ -1275,8 +1288,7 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
-        # "after X finishes and before the next part starts": X; the second relation is another edge of the same gap
-        what = re.sub(r"\s+(?:and|or|but)(?:\s+(?:before|after|until|then)\b.*)?$", "", _strip(_within_clause(text, m.start("rel"), m["what"])))
+        what = _before_second_relation(_strip(_within_clause(text, m.start("rel"), m["what"])))
         what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
                       r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(what), flags=re.I)
         said = False
@@ -1293,6 +1305,21 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if found := AFTER_BEFORE.search(lower):
         return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None, False
     return None, None, None, False
+
+
+def _before_second_relation(what: str) -> str:
+    """The part a relation is to, without a second relation coordinated after it ("after the poem
+    finishes and before the next part starts": "the poem finishes"): the text up to a coordinating
+    conjunction that is followed by a temporal word (``qa.frame.TEMPORAL``) or ends it, as the parser reads it."""
+    from ....qa.frame import TEMPORAL
+    from ....qa.language import parse
+
+    doc = parse(what)
+    for token in doc:
+        following = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if token.pos_ == "CCONJ" and (following is None or following.lower_ in TEMPORAL):
+            return what[: token.idx].rstrip()
+    return what
 
 
 def _without_title(text: str, video_name: str | None) -> str:
@@ -1417,6 +1444,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
     unset = _IN_THE_VIDEO.sub(" ", _without_title(unset, video_name))  # "in the readings video", "in the screen recording": the whole of it, no part
     question.scope = (_scope(unset, quoted) or _leading_topic(unset)) if time_range is None and not first_of else None
+    if question.scope and _IN_THE_VIDEO.fullmatch(f"the {question.scope.split()[-1]}"):
+        question.scope = None  # "in the screen recording": a kind of the video itself (its head noun names the medium), no part
     if names_only_credits(question.scope):
         question.scope = None  # "according to the credits": where they are is known (the closing part), no part to search for
     question.popup_nth, ordinal_word = _popup_nth(bare)
@@ -1429,7 +1458,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
     called = _CALLED.search(bare_lower)
     # (a title card named only to place the question asks for no title: "on the kennedy title card where does it say ...")
-    question.asks_title = bool(_TITLE_WORD.search(_after_clause(bare_lower)) or named_work or called)
+    question.asks_title = bool(_TITLE_WORD.search(asked_lower) or named_work or called)
     if called:
         question.keywords = _without(question.keywords, called["verb"])
     question.credits = bool(_CREDITS.search(bare_lower))
