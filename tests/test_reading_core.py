@@ -246,3 +246,29 @@ def test_a_sentence_that_mentions_a_thing_is_no_label_of_it():
     lines = [_label(0, 10, "Laptop", (0.42, 0.33, 0.47, 0.36)),
              _label(0, 10, "Drag the Dell monitor to rearrange its placement on the desk", (0.1, 0.1, 0.9, 0.14))]
     assert placements(lines, ["dell"], ["laptop"]) == []
+
+
+def _screen_pool(lines):
+    """A pool over on-screen lines alone, given as ``(start, end, text, box)``."""
+    from types import SimpleNamespace
+
+    from staragent.qa.lines import build_pool
+    from staragent.records import OcrLine
+
+    ocr = [OcrLine(text=text, box=box, score=0.9, start=start, end=end) for start, end, text, box in lines]
+    index = SimpleNamespace(speech=[], ocr=ocr, sound_events=[], audio_events=[], pictures=[], segments=[], duration=60.0)
+    return {e.text: e for e in build_pool(index).lines}
+
+
+def test_an_on_screen_value_is_read_with_the_label_beside_it_and_the_title_above_it():
+    lines = _screen_pool([
+        (0, 60, "Wed 18:38", [0.45, 0.0, 0.55, 0.03]),  # a clock: on throughout, it joins no two stretches
+        (5, 20, "Acer Technologies 17", [0.30, 0.30, 0.50, 0.34]),
+        (5, 20, "Resolution:", [0.30, 0.36, 0.40, 0.40]),
+        (5, 20, "1280 × 1024 (5:4)", [0.42, 0.36, 0.60, 0.40]),
+        (30, 40, "Opening Keynote", [0.20, 0.20, 0.60, 0.28]),
+        (30, 40, "Dr. Amara Singh", [0.20, 0.30, 0.50, 0.35]),
+    ])
+    assert "Resolution" in lines["1280 × 1024 (5:4)"].labels  # the label on its row
+    assert lines["Dr. Amara Singh"].labels == ["Opening Keynote"]  # a slide's title over the line under it
+    assert not any("Keynote" in label for label in lines["1280 × 1024 (5:4)"].labels)  # another moment's slide labels nothing here

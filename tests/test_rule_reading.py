@@ -312,7 +312,8 @@ def test_a_name_that_begins_like_a_word_for_money_is_not_a_price_question():
 
 
 def test_a_name_under_a_scrolling_credit_answers_who_held_that_role():
-    from staragent.agent.planners.rules.ranking import labelled, rank
+    from staragent.agent.planners.rules.ranking import rank
+    from staragent.qa.layout import labelled
 
     def shown(start, end, text):
         return Evidence(start=start, end=end, modality="ocr", text=text, source="extract_scene_text")
@@ -581,7 +582,7 @@ def test_a_settings_window_is_read_as_rows_and_its_lasting_frame_is_not_an_answe
         (4.0, 50.0, "Brightness:", (0.19, 0.65, 0.26, 0.68)), (4.0, 50.0, "Medium", (0.29, 0.65, 0.38, 0.68)),
         (4.0, 50.0, "Detect Displays", (0.19, 0.73, 0.30, 0.76)), (4.0, 50.0, "Apply", (0.74, 0.73, 0.78, 0.76)),
     )
-    from staragent.agent.planners.rules.ranking import labelled
+    from staragent.qa.layout import labelled
 
     assert lines[4].key() not in labelled(lines, boxes)  # under "Brightness:", but that label has its value beside it
     hit = _hit(0.0, 60.0)
@@ -713,7 +714,7 @@ def test_where_lines_sit_on_the_screen_tells_labels_from_values():
 
 
 def test_a_field_label_shown_with_a_whole_window_labels_its_row_not_the_lines_above_it():
-    from staragent.agent.planners.rules.ranking import labelled
+    from staragent.qa.layout import labelled
 
     lines, boxes = _screen(
         (4.0, 30.0, "Printer Settings", (0.20, 0.10, 0.40, 0.14)),
@@ -741,7 +742,8 @@ CREDITS_CARD = (
 
 
 def test_credits_in_capitals_name_people_and_a_role_beside_a_name_labels_it():
-    from staragent.agent.planners.rules.ranking import labelled, person_names
+    from staragent.qa.layout import labelled
+    from staragent.qa.names import person_names
 
     lines, boxes = _screen(*CREDITS_CARD)
     assert person_names("JONAS VERHOEVEN") == ["Jonas Verhoeven"] and not person_names("PRODUCTION TEAM")
@@ -759,7 +761,7 @@ def test_the_title_is_the_biggest_text_near_the_start_and_a_slide_change_is_no_e
     hit = _hit(10.0, 50.0)
     final = _converse("At what time does the film's title come up?", lines, [hit], boxes=boxes)
     assert final.content.startswith("At 0:17") and "LANTERNFALL" in final.content
-    from staragent.agent.planners.rules.ranking import labelled
+    from staragent.qa.layout import labelled
 
     assert lines[4].key() not in labelled(lines, boxes)  # the next slide's line took the place of a line with its own label
 
@@ -974,7 +976,7 @@ def test_at_first_and_finally_pick_the_earlier_and_the_later_value():
 
 
 def test_a_plain_word_beside_a_line_is_no_label_for_it():
-    from staragent.agent.planners.rules.ranking import label_text, labelled
+    from staragent.qa.layout import label_text, labelled
 
     lines, boxes = _screen(
         (0.0, 30.0, "Laptop", (0.10, 0.30, 0.18, 0.33)), (0.0, 30.0, "Nova Screen 24", (0.22, 0.30, 0.36, 0.33)),  # two monitors side by side
@@ -1128,7 +1130,7 @@ CREDITS_ROLL = [("STORY AND SCRIPT", *ROLE), ("Wendel Haag", *NAME), ("SET DESIG
 
 
 def test_names_in_rolling_credits_are_labelled_by_the_role_above_them_though_read_a_frame_apart():
-    from staragent.agent.planners.rules.ranking import labelled
+    from staragent.qa.layout import labelled
 
     lines, boxes = _rolling_credits(CREDITS_ROLL)
     assert len({e.start for e in lines}) > 3  # read over several frames, a role and its name sometimes in different ones
@@ -1136,7 +1138,7 @@ def test_names_in_rolling_credits_are_labelled_by_the_role_above_them_though_rea
     for role, name in zip(lines[::2], lines[1::2]):
         assert [label.text for label in labels.get(name.key(), [])] == [role.text], name.text
     # text that stands still (a card, a settings window) does not move
-    from staragent.agent.planners.rules.layout import Motion
+    from staragent.qa.layout import Motion
 
     card, card_boxes = _screen(*CREDITS_CARD)
     assert not any(Motion(card, card_boxes).rolls(e) for e in card)
@@ -1455,7 +1457,7 @@ SETTINGS_WINDOW = [(0.0, 37.0, "Wed 18:38", (0.47, 0.0, 0.53, 0.02)), (4.0, 36.0
 
 
 def test_text_that_came_up_over_a_window_is_a_pop_up_and_its_short_labels_are_its_choices():
-    from staragent.agent.planners.rules.layout import popped_up
+    from staragent.qa.layout import popped_up
 
     lines, boxes = _screen(*SETTINGS_WINDOW)
     # the dialog's lines, and the hint that came up alone (a tooltip); not the window's labels under them
@@ -2427,3 +2429,4 @@ def test_the_choices_of_a_dialog_are_its_buttons_though_a_hint_ranks_higher():
     lines, boxes = _screen(*PRINTER_WINDOW, (10.0, 11.0, "Select a printer to change its settings.", (0.30, 0.20, 0.70, 0.23)), *PRINTER_DIALOG)
     final = _converse("what are the two choices on the dialog that pops up?", lines, [_hit(0.0, 40.0, *lines)], boxes=boxes, silent=True)
     assert "Undo Changes" in final.content and "Keep Changes" in final.content and "Select a printer" not in final.content, final.content
+

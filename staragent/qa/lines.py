@@ -18,11 +18,14 @@ from ..index.lexical import LexicalIndex
 from ..index.text import tokenize
 from ..records import LABEL_WORDS
 from ..schema import Evidence
+from .layout import labelled, line_above
 
 SPEECH_GAP_S = 2.5
 """speech lines further apart than this are not read together"""
-HEADING_GAP = 2.5
-"""how far above a line, in its own heights, a heading may stand"""
+LABEL_SLACK_S = 0.5
+"""a heading may come up this long after the first line it labels (``layout.labelled``)"""
+LASTING_S = 60.0
+"""an on-screen line on for longer than this is part of the frame or a window, not of a stretch"""
 
 
 def _key(e: Evidence) -> tuple:
@@ -98,23 +101,6 @@ def _overlap(a: Evidence, b: Evidence) -> float:
     return max(0.0, min(a.end, b.end) - max(a.start, b.start))
 
 
-def _heading(line: Evidence, shown: list[Evidence]) -> Evidence | None:
-    """The line just above ``line`` on screen while it is there, over the same columns."""
-    if not line.box:
-        return None
-    x0, y0, x1, _ = line.box
-    height = max(line.box[3] - y0, 1e-3)
-    best, gap = None, HEADING_GAP * height
-    for other in shown:
-        if other is line or not other.box or _overlap(line, other) < 0.5 * min(line.end - line.start, other.end - other.start):
-            continue
-        ox0, _, ox1, oy1 = other.box
-        above = y0 - oy1
-        if -0.3 * height <= above < gap and min(x1, ox1) - max(x0, ox0) > 0:
-            best, gap = other, above
-    return best
-
-
 def _speech(index) -> list[Evidence]:
     return [Evidence(id=f"s{i}", start=s.start, end=s.end, modality="speech", text=s.text, source="speech") for i, s in enumerate(index.speech) if s.text.strip()]
 
@@ -145,6 +131,33 @@ def _pictures(index) -> list[Evidence]:
             for i, e in enumerate(index.pictures)]
 
 
+def _label(screen: list[Evidence]) -> None:
+    """Give each on-screen line what labels it (``layout.labelled``: the heading over it, the label
+    beside it on its row, the placeholder it replaced; else the line just above it), read over each
+    stretch of lines that were on screen together, so that the work grows with the lines of a
+    stretch, not of the whole video. A line that stays on for long (a clock, a window's title) joins
+    every stretch it is on in, but does not join stretches into one."""
+    lasting = [e for e in screen if e.end - e.start > LASTING_S]
+    stretch: list[Evidence] = []
+    until = float("-inf")
+    for line in [*(e for e in screen if e.end - e.start <= LASTING_S), None]:
+        if stretch and (line is None or line.start > until + LABEL_SLACK_S):
+            start = stretch[0].start
+            read = stretch + [e for e in lasting if e.start < until and e.end > start]
+            boxes = {e.key(): tuple(e.box) for e in read if e.box and len(e.box) == 4}
+            found = labelled(read, boxes)
+            for e in stretch:
+                above = line_above(e, read, boxes)
+                labels = [*([above] if above is not None else []), *(o for o in found.get(e.key(), []) if o is not above)]
+                e.labels = [label.text.rstrip(" :") for label in labels]
+            stretch = []
+        if line is not None:
+            until = line.end if not stretch else max(until, line.end)
+            stretch.append(line)
+    for e in lasting:
+        e.labels = []
+
+
 def build_pool(index) -> LinePool:
     """The lines of ``index`` with their neighbours; build once per index (``pool_of``)."""
     speech, screen = _speech(index), _screen(index)
@@ -154,10 +167,9 @@ def build_pool(index) -> LinePool:
             neighbours.setdefault(before.id, []).append(after.id)
             neighbours.setdefault(after.id, []).append(before.id)
     screen.sort(key=lambda e: e.start)
+    _label(screen)
     for i, line in enumerate(screen):
         shown = [o for o in screen[max(0, i - 40): i + 40] if o is not line and _overlap(line, o) > 0]
-        if (heading := _heading(line, shown)) is not None:
-            line.labels = [heading.text]
         together = sorted(shown, key=lambda o: -_overlap(line, o))[:6]
         neighbours[line.id] = [o.id for o in together]
     lines = sorted(speech + screen + _sounds(index) + _pictures(index), key=lambda e: (e.start, e.id))

@@ -14,13 +14,15 @@ import re
 from difflib import SequenceMatcher
 
 from ....index.text import tokenize
+from ....qa.layout import TOGETHER_S, label_text, labelled, popped_up, row_change
+from ....qa.names import person_names
 from ....qa.read import text_of
 from ....qa.spatial import placements
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from ....words import is_name_word, place_kind_words
 from .arithmetic import currency, values
-from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn
+from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn, boxes_of
 from .focus import (
     Span,
     contiguous,
@@ -37,7 +39,6 @@ from .focus import (
     whole_reads,
 )
 from .intents import intent_answer
-from .layout import TOGETHER_S, boxes_of, popped_up, row_change
 from .question import (
     TITLE_TOKENS,
     TYPE_WORDS,
@@ -60,8 +61,6 @@ from .ranking import (
     heard_words,
     implied_words,
     is_choice,
-    label_text,
-    labelled,
     lone_name,
     matched,
     named_sound,
@@ -69,7 +68,6 @@ from .ranking import (
     names_place,
     normalised,
     on_throughout,
-    person_names,
     quote_share,
     rank,
     sound_kind,

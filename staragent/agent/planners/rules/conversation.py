@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from ....qa.layout import Box
 from ....schema import Evidence
 from .question import Question, analyse
 
@@ -134,3 +135,13 @@ def search_hits(turn: Turn, query: str | None = None) -> list[dict]:
             if isinstance(hit, dict) and "start" in hit:
                 hits.append(hit)
     return hits
+
+
+def key_of(line: dict) -> tuple:
+    """The ``Evidence.key()`` of an on-screen line as the scene-text tool returns it."""
+    return Evidence(start=float(line["start"]), end=float(line["end"]), modality="ocr", text=str(line["text"])).key()
+
+
+def boxes_of(lines: list[dict]) -> dict[tuple, Box]:
+    """Where each on-screen line was read, by its evidence key (lines without a box are left out)."""
+    return {key_of(line): tuple(line["box"]) for line in lines if isinstance(line.get("box"), list | tuple) and len(line["box"]) == 4}

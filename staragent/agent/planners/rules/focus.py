@@ -9,13 +9,14 @@ import re
 
 from ....errors import StarAgentError
 from ....index.text import tokenize
+from ....qa.layout import popped_up
+from ....qa.names import person_names
 from ....timecodes import clock_range, parse_range
 from ....tools.summary import parts_of
 from ....words import is_name_word, kinds_of
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
-from .layout import popped_up
 from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
-from .ranking import heard_words, matched, names_in_question, person_names
+from .ranking import heard_words, matched, names_in_question
 
 Span = tuple[float, float]
 WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it

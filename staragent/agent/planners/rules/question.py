@@ -29,7 +29,9 @@ from ....qa.frame import Placed, placed_terms
 from ....timecodes import parse_time, point_window
 from ....words import NUMBER_WORDS, falls_under, is_noun, names_a_person
 from ....words import names_a_sound as _names_a_sound_word
-from .layout import POPUP_TOKENS
+
+POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
+"""what a person calls text that comes up over a window and goes again"""
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",

@@ -16,6 +16,22 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from ....index.text import GLUED, tokenize
+from ....qa.layout import (
+    CHROME,
+    LABEL_SECONDS,
+    TOGETHER_S,
+    Box,
+    Motion,
+    height,
+    is_heading,
+    label_text,
+    labelled,
+    panel_heading,
+    place_tokens,
+    popped_up,
+    superseded,
+)
+from ....qa.names import NAME, URL, person_names
 from ....schema import Evidence
 from ....words import (
     EQUIVALENT_WORDS,
@@ -28,28 +44,12 @@ from ....words import (
     place_kinds,
     place_names,
 )
-from .layout import (
-    CHROME,
-    POPUP_TOKENS,
-    TOGETHER_S,
-    Box,
-    Motion,
-    height,
-    panel_heading,
-    place_tokens,
-    popped_up,
-    replaced,
-    row_mates,
-    superseded,
-    under,
-)
-from .question import SOUND_TOKENS, URL_WORDS, VOICE_TOKENS, Question, function_words
+from .question import POPUP_TOKENS, SOUND_TOKENS, URL_WORDS, VOICE_TOKENS, Question, function_words
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
 PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
 CLOCK_TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b(?!\s?%)|\b\d{1,2}\s?(?:am|pm)\b", re.I)
-NAME = re.compile(r"\b(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z]+(?:[\s-]+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b|\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][a-z]+")
 _PROPER = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]{2,}|(?<=\s)[A-Z][a-z]+\s+[A-Z][a-z]+")
 _DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:today|tomorrow|yesterday|tonight)\b|"
                   r"\b(?-i:(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|MON|TUE|WED|THU|FRI|SAT|SUN)\.?,?\s*(?=\d))", re.I)
@@ -58,7 +58,6 @@ _LONE_NAME = re.compile(r"[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+){0,2}")
 YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 MONTH_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
                     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I)
-URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info|tv)\b", re.I)
 _BARE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
 LABEL = re.compile(r"^\s*([^:]{2,30}):\s*\S")
 SALIENT_SOUNDS = {"tone": 0.3, "burst": 0.3, "noise": 0.25, "sound": 0.1, "silence": 0.0}
@@ -72,28 +71,6 @@ PANEL_BONUS = 0.5
 LASTING_SOUND = 1.5
 """seconds: an unnamed tonal fragment shorter than this is too brief for its guessed source to say what it was"""
 _GUESS = re.compile(r"\(an? [^)]*\)")
-
-
-_TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof|Sir|Lady|Lord)\.?\s", re.I)
-
-
-def person_names(text: str) -> list[str]:
-    """Names of people written in ``text``: capitalised words in a row, at least one of which is no
-    common English word ("Ilse Vandermeer", "Mr. Arthur Penhallow", "JORIS TEN BRINKE" in capitals;
-    not "Desktop Sharing")."""
-    common = common_words()
-    letters = [c for c in text if c.isalpha()]
-    if len(letters) >= 4 and all(c.isupper() for c in letters):
-        text = text.title()  # credits written in capitals
-    out = []
-    for name in NAME.findall(text):
-        name = re.sub(r"^(?:(?:The|A|An|This|That|Our|My|Your|Their|His|Her|Its|And|But|So|Then|In|On|At|Of|For|With)\s+)+", "", name)
-        if " " not in name.strip() and not _TITLE.match(name):
-            continue
-        words = re.findall(r"[A-Za-z]+", name)
-        if _TITLE.match(name) or not common or any(w.lower() not in common for w in words if len(w) > 1):
-            out.append(name)
-    return out
 
 
 ORGANISATIONS = frozenset({"company", "companies", "firm", "business", "corporation", "organisation", "organization", "studio",
@@ -498,70 +475,6 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
     ("Montreal"; "CloudBase" is {cloud, base}, and "DataBase" does not name it)."""
     words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + q.text.split(None, 1)[-1]) if " " in q.text else []
     return [found for word in words if (found := set(tokenize(word)) & wanted)]
-
-
-def is_heading(text: str) -> bool:
-    """A line that labels the lines under it: "Paper size:", "DIRECTED BY", "Music by"."""
-    text = text.strip()
-    if has_type(text, "url"):
-        return False  # "WWW.BIGBUCKBUNNY.ORG" in capitals is an address shown, not a heading over the logos under it
-    letters = [c for c in text if c.isalpha()]
-    shouting = len(letters) >= 3 and all(c.isupper() for c in letters) and len(text.split()) <= 5
-    return text.endswith(":") or shouting or bool(re.search(r"\b(?:by|BY)$", text))
-
-
-LABEL_SECONDS = 2.5
-"""a heading labels the lines that appear with it or up to this long after it (credits scroll in
-line by line)"""
-
-
-def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None, motion: Motion | None = None) -> dict[tuple, list[Evidence]]:
-    """On-screen lines and the lines that label them, by the line's ``Evidence.key()``: the heading
-    shown above them (names under a credit, "PRODUCED BY" then a name, until the next heading; a line
-    is under the last heading when it appeared with it or shortly after, while the heading was still on
-    screen); and, where the lines' places on the frame are known (``boxes``), the label left of a value
-    on its row ("Orientation:" | "Landscape"; a plain word is no label: "Laptop" | "Nova 24" are peers), the role right of a name ("ILSE VANDERMEER" |
-    "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps").
-    ``motion``: how the lines move on the frame (measured here when not given)."""
-    shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
-    out: dict[tuple, list[Evidence]] = {}
-    boxes = boxes or {}
-    headings = [h for h in shown if is_heading(h.text)]
-    motion = motion or Motion(shown, boxes)
-    mates = {e.key(): row_mates(e, shown, boxes, motion) for e in shown} if boxes else {}  # the lines beside each, on its row
-    last: Evidence | None = None
-    for e in shown:
-        if is_heading(e.text):
-            last = e
-            continue
-        showing = [h for h in headings if h.start - 0.5 <= e.start <= min(h.end, h.start + LABEL_SECONDS)]
-        # lines read off one frame, or off frames of one roll (a box is where a line was first read):
-        # where each heading stood when this line was read
-        placed = {h.key(): where for h in showing if (abs(h.start - e.start) <= 0.5 or motion.rolls(e)) and (where := motion.box_at(h, e.start))}
-        if e.key() in boxes and placed:
-            # a heading labels the lines under it in its column; one with its value beside it
-            # ("Paper size:" | "A4") labels its row instead
-            over = [h for h in showing if h.key() in placed and under(placed[h.key()], boxes[e.key()]) and mates[h.key()][1] is None]
-            heading = max(over, key=lambda h: placed[h.key()][3], default=None)
-        else:
-            heading = last if last in showing else None
-        if heading is not None:
-            out[e.key()] = [heading]
-    if boxes:
-        for e in shown:
-            left, right = mates[e.key()]
-            if left is not None and not person_names(left.text) and is_heading(left.text):
-                out.setdefault(e.key(), []).append(left)
-            if right is not None and person_names(e.text) and not person_names(right.text):
-                out.setdefault(e.key(), []).append(right)
-            if not motion.rolls(e) and (before := replaced(e, shown, boxes)) is not None:  # a roll has no fields
-                out.setdefault(e.key(), []).append(before)
-    return out
-
-
-def label_text(labels: dict[tuple, list[Evidence]], e: Evidence) -> str:
-    """What labels ``e``, as one text ("" when nothing does)."""
-    return " · ".join(label.text.rstrip(" :") for label in labels.get(e.key(), []))
 
 
 def rank(

@@ -13,24 +13,15 @@ import bisect
 import functools
 import re
 
-from ....index.text import tokenize
-from ....schema import Evidence
+from ..index.text import tokenize
+from ..schema import Evidence
+from .names import URL, person_names
 
 Box = tuple[float, float, float, float]
 ROW_GAP = 0.15  # the widest gap, as a share of the frame's width, between two parts of one row
 SAME_PLACE = 0.012  # how far (share of the frame) a line may sit from the one it replaced
 REPLACED_WITHIN = 1.5  # seconds between the old text leaving and the new one appearing
 _STATES_ITS_LABEL = re.compile(r"^[^:]{2,30}:\s*\S")  # "Pallets in stock: 6152" labels only itself
-
-
-def key_of(line: dict) -> tuple:
-    """The ``Evidence.key()`` of an on-screen line as the scene-text tool returns it."""
-    return Evidence(start=float(line["start"]), end=float(line["end"]), modality="ocr", text=str(line["text"])).key()
-
-
-def boxes_of(lines: list[dict]) -> dict[tuple, Box]:
-    """Where each on-screen line was read, by its evidence key (lines without a box are left out)."""
-    return {key_of(line): tuple(line["box"]) for line in lines if isinstance(line.get("box"), list | tuple) and len(line["box"]) == 4}
 
 
 def height(box: Box) -> float:
@@ -62,8 +53,6 @@ def place_words(box: Box | None) -> set[str]:
 
 CHROME = 0.9
 """share of the video a line stays on screen for to count as part of the frame (a clock, a watermark)"""
-POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
-"""what a person calls text that comes up over a window and goes again"""
 TOGETHER_S = 1.0  # seconds apart that lines of one pop-up may be first read...
 GONE_TOGETHER_S = 1.5  # ...and last read
 POPUP_SHARE = 0.25  # the longest a pop-up stays, as a share of how long the text under it stays
@@ -105,7 +94,7 @@ def popped_up(lines: list[Evidence], duration: float | None = None) -> set[tuple
 def _is_sentence(text: str) -> bool:
     """Whether a line is a sentence, as a hint is ("Drag to change primary display."): ``HINT_WORDS``
     words or more, with a verb as the parser reads it; a label is not ("Acer Technologies 17")."""
-    from ....qa.language import parse
+    from .language import parse
 
     return len(text.split()) >= HINT_WORDS and any(t.pos_ == "VERB" for t in parse(text))
 
@@ -134,6 +123,28 @@ def under(heading: Box, line: Box) -> bool:
     not the window's title above a field's "Paper size:")."""
     below = line[1] >= heading[1] + 0.5 * height(heading)
     return below and min(line[2], heading[2]) > max(line[0], heading[0])
+
+
+ABOVE_GAP = 2.5
+"""how far above a line, in its own heights, the line over it may stand"""
+
+
+def line_above(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> Evidence | None:
+    """The line just above ``e``, over the same columns, on screen for most of the time either is (a
+    slide's title over the line under it, where no heading by its look labels it)."""
+    box = boxes.get(e.key())
+    if box is None:
+        return None
+    best, gap = None, ABOVE_GAP * max(height(box), 1e-3)
+    for o in shown:
+        other = boxes.get(o.key())
+        overlap = min(e.end, o.end) - max(e.start, o.start)
+        if other is None or o.key() == e.key() or overlap < 0.5 * min(e.end - e.start, o.end - o.start):
+            continue
+        above = box[1] - other[3]
+        if -0.3 * max(height(box), 1e-3) <= above < gap and min(box[2], other[2]) > max(box[0], other[0]):
+            best, gap = o, above
+    return best
 
 
 ROLL_WINDOW = 6.0  # seconds either side of a line: the lines read then tell whether the text there rolls
@@ -299,3 +310,67 @@ def superseded(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> b
     return any(e.end - 0.5 <= o.start <= e.end + REPLACED_WITHIN and o.key() in boxes and len(o.text.strip()) > len(start)
                and o.text.strip().lower().startswith(start)
                and abs(boxes[o.key()][0] - box[0]) <= SAME_PLACE and abs(boxes[o.key()][1] - box[1]) <= SAME_PLACE for o in shown)
+
+
+def is_heading(text: str) -> bool:
+    """A line that labels the lines under it: "Paper size:", "DIRECTED BY", "Music by"."""
+    text = text.strip()
+    if URL.search(text):
+        return False  # "WWW.BIGBUCKBUNNY.ORG" in capitals is an address shown, not a heading over the logos under it
+    letters = [c for c in text if c.isalpha()]
+    shouting = len(letters) >= 3 and all(c.isupper() for c in letters) and len(text.split()) <= 5
+    return text.endswith(":") or shouting or bool(re.search(r"\b(?:by|BY)$", text))
+
+
+LABEL_SECONDS = 2.5
+"""a heading labels the lines that appear with it or up to this long after it (credits scroll in
+line by line)"""
+
+
+def labelled(evidence: list[Evidence], boxes: dict[tuple, Box] | None = None, motion: Motion | None = None) -> dict[tuple, list[Evidence]]:
+    """On-screen lines and the lines that label them, by the line's ``Evidence.key()``: the heading
+    shown above them (names under a credit, "PRODUCED BY" then a name, until the next heading; a line
+    is under the last heading when it appeared with it or shortly after, while the heading was still on
+    screen); and, where the lines' places on the frame are known (``boxes``), the label left of a value
+    on its row ("Orientation:" | "Landscape"; a plain word is no label: "Laptop" | "Nova 24" are peers), the role right of a name ("ILSE VANDERMEER" |
+    "Director"), and the text a line replaced at its place (the field's placeholder, "Search apps").
+    ``motion``: how the lines move on the frame (measured here when not given)."""
+    shown = sorted({e.key(): e for e in evidence if e.modality == "ocr"}.values(), key=lambda e: e.start)
+    out: dict[tuple, list[Evidence]] = {}
+    boxes = boxes or {}
+    headings = [h for h in shown if is_heading(h.text)]
+    motion = motion or Motion(shown, boxes)
+    mates = {e.key(): row_mates(e, shown, boxes, motion) for e in shown} if boxes else {}  # the lines beside each, on its row
+    last: Evidence | None = None
+    for e in shown:
+        if is_heading(e.text):
+            last = e
+            continue
+        showing = [h for h in headings if h.start - 0.5 <= e.start <= min(h.end, h.start + LABEL_SECONDS)]
+        # lines read off one frame, or off frames of one roll (a box is where a line was first read):
+        # where each heading stood when this line was read
+        placed = {h.key(): where for h in showing if (abs(h.start - e.start) <= 0.5 or motion.rolls(e)) and (where := motion.box_at(h, e.start))}
+        if e.key() in boxes and placed:
+            # a heading labels the lines under it in its column; one with its value beside it
+            # ("Paper size:" | "A4") labels its row instead
+            over = [h for h in showing if h.key() in placed and under(placed[h.key()], boxes[e.key()]) and mates[h.key()][1] is None]
+            heading = max(over, key=lambda h: placed[h.key()][3], default=None)
+        else:
+            heading = last if last in showing else None
+        if heading is not None:
+            out[e.key()] = [heading]
+    if boxes:
+        for e in shown:
+            left, right = mates[e.key()]
+            if left is not None and not person_names(left.text) and is_heading(left.text):
+                out.setdefault(e.key(), []).append(left)
+            if right is not None and person_names(e.text) and not person_names(right.text):
+                out.setdefault(e.key(), []).append(right)
+            if not motion.rolls(e) and (before := replaced(e, shown, boxes)) is not None:  # a roll has no fields
+                out.setdefault(e.key(), []).append(before)
+    return out
+
+
+def label_text(labels: dict[tuple, list[Evidence]], e: Evidence) -> str:
+    """What labels ``e``, as one text ("" when nothing does)."""
+    return " · ".join(label.text.rstrip(" :") for label in labels.get(e.key(), []))
