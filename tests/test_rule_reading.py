@@ -2430,3 +2430,13 @@ def test_the_choices_of_a_dialog_are_its_buttons_though_a_hint_ranks_higher():
     final = _converse("what are the two choices on the dialog that pops up?", lines, [_hit(0.0, 40.0, *lines)], boxes=boxes, silent=True)
     assert "Undo Changes" in final.content and "Keep Changes" in final.content and "Select a printer" not in final.content, final.content
 
+
+
+def test_when_they_tick_an_option_is_when_the_line_that_changed_changed_not_when_a_better_matching_note_came_up():
+    # "option" is on the note under the box only, so the note ranks first by words; the line beside
+    # which the box changed is still where the ticking happened
+    ticked = line("extract_scene_text", "ocr", 4, 36, "Mirror displays").model_copy(update={"changes": [[27.0, 34.0]]})
+    world = [ticked, line("extract_scene_text", "ocr", 4, 36, "Note: may limit resolution options"),
+             line("extract_scene_text", "ocr", 29, 36, "Mirror Displays"), line("extract_scene_text", "ocr", 0, 37, "Activities")]
+    final = _converse("At what point in the clip do they check the mirror option", world, [_hit(29.0, 34.0, *world[1:3])], silent=True)
+    assert "0:27" in final.content and "0:04" not in final.content, final.content

@@ -549,15 +549,20 @@ ROW_LABELS = 4
 """the best-ranked on-screen lines whose rows are looked at for a change"""
 
 
-def _row_changed(turn: Turn, scored: list[Scored]) -> tuple[float, Evidence, Evidence] | None:
-    """The change of a short value on the row of one of the best-ranked on-screen lines that hold a
-    word of the question (``layout.row_change``), the best-ranked first: the moment, the label and
-    the value. None when the best line is itself such a value: when it came up is the answer."""
+def _first_change(turn: Turn, scored: list[Scored]) -> tuple[float, Evidence, Evidence | None] | None:
+    """The first change of one of the best-ranked on-screen lines that hold a word of the question,
+    the best-ranked first, as ``(moment, line, value)``: what is beside the line changed and held (a
+    box ticked; the line is given over the change, and the value is None), or a short value on its
+    row came or went (``layout.row_change``). A line that changed says more of "when do they tick
+    X?" than a better ranked one that only came up. None when the best line is itself such a value:
+    when it came up is the answer."""
     shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
     boxes = boxes_of(lines_read(turn))
     best = scored[0].evidence
     labels = [s.evidence for s in scored if s.share > 0 and s.evidence.modality == "ocr"][:ROW_LABELS]
     for label in labels:
+        if (changed := _changed_beside(label, turn.evidence())) is not None:
+            return changed.start, changed, None
         read = [e for e in shown if e.text == label.text and e.key() in boxes] or [label]  # a search's line has no box
         changes = [(change[0], line, change[1]) for line in read if (change := row_change(line, shown, boxes)) is not None]
         if changes:
@@ -640,16 +645,16 @@ def _moment(turn: Turn, focus: list[Span] | None, scored: list[Scored]) -> tuple
         best = scored[0].evidence
         if has_type(beyond_question(best.text, q), "time") and q.answer_type in ("when", "time"):
             return None  # the line states a time of its own ("First shift: 06:45"): quote it
-        if not q.appearing and (changed := _changed_beside(best, turn.evidence())):
-            # "when is 'Mirror displays' ticked?": not when the label came up, but when its box changed
-            return (f"At {format_time(changed.start)}: what is beside “{changed.text}” on screen changed then and stayed changed "
-                    "(a box ticked or a switch turned, as far as the picture shows). " + " ".join(sentences([changed], turn.question))), [changed]
-        if not q.appearing and (row := _row_changed(turn, scored)):
+        if not q.appearing and (change := _first_change(turn, scored)):
+            moment, changed, value = change
+            if value is None:
+                # "when is 'Mirror displays' ticked?": not when the label came up, but when its box changed
+                return (f"At {format_time(changed.start)}: what is beside “{changed.text}” on screen changed then and stayed changed "
+                        "(a box ticked or a switch turned, as far as the picture shows). " + " ".join(sentences([changed], turn.question))), [changed]
             # "when does the Acer monitor get switched on?": when the "OFF" on its row went away
-            moment, label, value = row
             went = "came up" if value.start == moment else "went away"
-            return (f"At {format_time(moment)}: on the row of “{label.text}”, “{value.text}” {went} then (a setting changed, "
-                    "as far as the text on screen shows). " + " ".join(sentences([label, value], turn.question))), [label, value]
+            return (f"At {format_time(moment)}: on the row of “{changed.text}”, “{value.text}” {went} then (a setting changed, "
+                    "as far as the text on screen shows). " + " ".join(sentences([changed, value], turn.question))), [changed, value]
         moment = _first_appearance(best, turn.evidence()) if q.moment_edge == "start" else best.end
         return f"At {format_time(moment)}. " + " ".join(sentences([best], turn.question)), [best]
     if focus:
