@@ -345,6 +345,58 @@ def _commonest_sense(noun: str) -> str | None:
     return senses[0] if senses else None
 
 
+@functools.lru_cache(maxsize=1)
+def _verb_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """WordNet's verbs: lemma (a phrasal verb as "kick_in") -> synset offsets, commonest sense first,
+    and offset -> the offsets of its hypernyms. Empty without WordNet."""
+    dirs = wordnet_dirs()
+    if not dirs or not (dirs[0] / "data.verb").is_file():
+        return {}, {}
+    lemmas: dict[str, tuple[str, ...]] = {}
+    with open(dirs[0] / "index.verb", encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if not line.startswith(" "):
+                fields = line.split()
+                lemmas[fields[0]] = tuple(fields[-int(fields[2]):])
+    hypernyms: dict[str, tuple[str, ...]] = {}
+    with open(dirs[0] / "data.verb", encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if line.startswith(" "):
+                continue
+            fields = line.split(" | ", 1)[0].split()
+            at = 4 + 2 * int(fields[3], 16)
+            hypernyms[fields[0]] = tuple(fields[at + 2 + 4 * i] for i in range(int(fields[at])) if fields[at + 1 + 4 * i] == "@")
+    return lemmas, hypernyms
+
+
+def is_verb(word: str) -> bool:
+    """Whether WordNet knows ``word`` (lower case, its lemma) as a verb; False without WordNet."""
+    return word in _verb_net()[0]
+
+
+EDGE_SENSES = 2
+"""a verb's commonest senses looked at: rarer ones say little of how a question uses it"""
+
+
+def verb_edge(lemma: str) -> str | None:
+    """"start" when ``lemma`` (a phrasal verb written "kick_in") means beginning in one of its
+    commonest senses, "end" when it means ending, after WordNet: the sense, or one it is a kind of,
+    is one of the commonest senses of "begin" ("kick in", "commence", "set in") or of "end"
+    ("finish", "cease"), or one of theirs that "start" or "stop" also has. None otherwise, or
+    without WordNet."""
+    lemmas, hypernyms = _verb_net()
+    for edge, pivot, synonym in (("start", "begin", "start"), ("end", "end", "stop")):
+        senses = lemmas.get(pivot, ())
+        shared = set(senses[:EDGE_SENSES]) | (set(senses) & set(lemmas.get(synonym, ())))
+        level, seen = list(lemmas.get(lemma.lower(), ())[:EDGE_SENSES]), set()
+        while level:
+            if shared & set(level):
+                return edge
+            seen.update(level)
+            level = [h for offset in level for h in hypernyms.get(offset, ()) if h not in seen]
+    return None
+
+
 def is_name_word(word: str) -> bool:
     """Whether ``word`` is a name, however it is typed: letters only, and no word WordNet lists in
     lower case ("austen", "Gettysburg"; not "year", "address"). False without WordNet."""

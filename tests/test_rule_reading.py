@@ -783,6 +783,18 @@ def test_end_credits_start_where_the_last_unbroken_run_of_text_begins_and_the_ex
     # the credits have no clock: "what time" of them asks where in the video they are
     final = _converse("what time do the end credits start rolling", lines, [hit], boxes=boxes)
     assert final.content.startswith("At 7:50"), final.content
+    # a verb that means beginning by its sense, not by a list of words ("kick in", "commence")
+    for question in ("when do the closing credits kick in", "at what point do the end credits commence?"):
+        final = _converse(question, lines, [hit], boxes=boxes)
+        assert final.content.startswith("At 7:50"), (question, final.content)
+
+
+def test_a_verb_of_beginning_or_ending_says_which_edge_is_asked_and_is_not_searched_for():
+    kicks_in = analyse("when does the music kick in")
+    assert kicks_in.moment_edge == "start" and "kick" not in kicks_in.keywords, kicks_in.keywords
+    wraps_up = analyse("when does the speech wrap up")
+    assert wraps_up.moment_edge == "end" and "wrap" not in wraps_up.keywords, wraps_up.keywords
+    assert "kick" in analyse("when does the player kick the ball").keywords  # a kick is no beginning
 
 
 def test_an_overview_of_the_whole_video_says_how_its_file_is_named():

@@ -27,7 +27,7 @@ from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....qa.frame import Placed, placed_terms
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, falls_under, is_noun, names_a_person
+from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, verb_edge
 from ....words import names_a_sound as _names_a_sound_word
 
 POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
@@ -813,6 +813,25 @@ def _question_word(word: str) -> str | None:
     return first.lower_ if first is not None and first.tag_ in _WH_TAGS else None
 
 
+def _edge_verbs(text: str) -> dict[str, set[str]]:
+    """The verbs of ``text`` that say something begins or ends, by meaning (``words.verb_edge``: "kick
+    in", "commence", "wrap up"), by edge ("start" | "end"), each with its words (the verb and its
+    particle): they say which edge of the thing is asked for, not what to look for."""
+    from ....qa.language import parse
+
+    found: dict[str, set[str]] = {}
+    for t in parse(text):
+        # the small parser takes a rarer verb for a noun ("do the credits commence?"): a word WordNet
+        # knows as a verb and not as a noun is a verb
+        if t.pos_ != "VERB" and not (t.pos_ == "NOUN" and is_verb(t.lemma_.lower()) and not is_noun(t.lemma_.lower())):
+            continue
+        particles = [c for c in t.children if c.dep_ == "prt"]
+        lemma = "_".join([t.lemma_.lower(), *(c.lower_ for c in particles)])
+        if (edge := verb_edge(lemma)) is not None:
+            found.setdefault(edge, set()).update([t.lower_, *(c.lower_ for c in particles)])
+    return found
+
+
 def _without_verbs(keywords: list[str], text: str) -> list[str]:
     """``keywords`` without those the parser reads as verbs in ``text``."""
     from ....qa.language import parse
@@ -1390,6 +1409,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     # "what sounds are there besides speech?": what is set aside is not where the asker expects the answer
     words = set(re.findall(r"[a-z'-]+", bare_lower[: set_aside.start(1)] + bare_lower[set_aside.end(1):] if set_aside else bare_lower))
     keywords = content_words(text_for_topic)
+    edges = _edge_verbs(bare)
+    keywords = [w for w in keywords if w.lower() not in set().union(*edges.values())]  # "when do the credits kick in?": not "kick"
     time_range, moment = _video_time(text)
     if time_range is not None:
         # "what's going on from 1:00 to 1:30?": with the stretch named, a verb alone ("going", "doing") names nothing to find there
@@ -1510,9 +1531,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
                                     question.scope, flags=re.I) or None
         elif question.time_range is None and not reported and not (previous is not None and _PRONOUN.search(bare)):
             question.position = question.words_at  # "how does the film end?": its closing part ("how does it end?": the part the last answer was about)
-    question.moment_edge = "end" if _END_VERBS.search(bare) and not _START_VERBS.search(bare) else "start"
+    starts, ends = bool(_START_VERBS.search(bare)) or "start" in edges, bool(_END_VERBS.search(bare)) or "end" in edges
+    question.moment_edge = "end" if ends and not starts else "start"
     # "is it switched on?", "does it get turned off?": in the passive, something is done to the thing, it does not come or go
-    question.appearing = bool(_START_VERBS.search(bare) or _END_VERBS.search(bare)) and not _passive(bare)
+    question.appearing = (starts or ends) and not _passive(bare)
     question.visual_only = bool(_APPEARANCE.search(bare)) and not re.search(
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
     asks_summary = asks_summary or _unplaced_summary_ask()
