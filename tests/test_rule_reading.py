@@ -2452,3 +2452,14 @@ def test_when_they_tick_an_option_is_when_the_line_that_changed_changed_not_when
              line("extract_scene_text", "ocr", 29, 36, "Mirror Displays"), line("extract_scene_text", "ocr", 0, 37, "Activities")]
     final = _converse("At what point in the clip do they check the mirror option", world, [_hit(29.0, 34.0, *world[1:3])], silent=True)
     assert "0:27" in final.content and "0:04" not in final.content, final.content
+
+
+def test_what_is_said_right_after_a_line_described_by_its_words_is_read_after_that_line_not_after_the_part():
+    part = _reading(0, 48, ["The Lantern Year - Ada Moss"],
+                    [(2, 6, "It was the season of light."), (7, 10, "It was the spring of hope."), (11, 14, "It was the winter of despair."),
+                     (15, 40, "We had everything before us, we had nothing before us.")])
+    after = _reading(48, 90, ["Harbour address - Tom Reed"], [(50, 56, "So my fellow sailors, ask what you can do for the harbour.")])
+    world = part + after
+    final = _converse("In the Moss reading, right after the line about the spring of hope, what's the opposite thing they say?",
+                      world, [_hit(0.0, 48.0, *part)])
+    assert "winter of despair" in final.content and "sailors" not in final.content, final.content

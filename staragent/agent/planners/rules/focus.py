@@ -86,9 +86,12 @@ SAID_GAP = 15.0
 
 
 def _said_about(turn: Turn, tokens: set[str], around: float) -> Span | None:
-    """The stretch of talk about a topic: the run of lines said this turn that mention its words,
-    nearest to ``around`` (from the first mention to the end of the last)."""
-    said = [(float(x["start"]), float(x["end"])) for x in lines_read(turn, SPEECH) if matched(tokens, set(tokenize(x["text"]))) == tokens]
+    """The stretch of talk about a topic: the run of lines said this turn that mention its words
+    (those said at all), nearest to ``around`` (from the first mention to the end of the last)."""
+    lines = [(x, set(tokenize(x["text"]))) for x in lines_read(turn, SPEECH)]
+    # the words nobody says name no talk ("the line about the spring of hope": the lines that say "spring" and "hope")
+    tokens = matched(tokens, set().union(*(words for _, words in lines))) if lines else set()
+    said = [(float(x["start"]), float(x["end"])) for x, words in lines if tokens and matched(tokens, words) == tokens]
     return contiguous(said, around, gap=SAID_GAP)
 
 

@@ -1454,7 +1454,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         intent=intent,
         relation=relation,
         relation_to=relation_to,
-        relation_said=relation_said,
+        # "what do they say right after the line about X?": in a question about what is said, X is said too
+        relation_said=relation_said or (relation_to is not None and "speech" in wants and relation_to not in quoted),
         relation_close=relation_close,
         between=between,
         first_of=first_of,
