@@ -561,7 +561,10 @@ def _first_change(turn: Turn, scored: list[Scored]) -> tuple[float, Evidence, Ev
     best = scored[0].evidence
     labels = [s.evidence for s in scored if s.share > 0 and s.evidence.modality == "ocr"][:ROW_LABELS]
     for label in labels:
-        if (changed := _changed_beside(label, turn.evidence())) is not None:
+        # a box ticked beside a lesser line is no answer to when something closes or ends: that is
+        # the best line's own going
+        beside = label is best or turn.question.moment_edge == "start"
+        if beside and (changed := _changed_beside(label, turn.evidence())) is not None:
             return changed.start, changed, None
         read = [e for e in shown if e.text == label.text and e.key() in boxes] or [label]  # a search's line has no box
         changes = [(change[0], line, change[1]) for line in read if (change := row_change(line, shown, boxes)) is not None]
