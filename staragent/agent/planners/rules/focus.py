@@ -282,10 +282,18 @@ def named_spans(turn: Turn) -> list[Span] | None:
         return [resolve_range(q.time_range, duration)]
     if q.between:
         a, b = (part_of(turn, p) for p in q.between)
-        if a is None or b is None:
+        if a is not None and b is not None and a[0] < b[1] and b[0] < a[1]:
+            b = None  # both found the same part: the second was named by where it is ("the next part"), not by its words
+        if a is None and b is None:
             return [] if turn.called(SEARCH) else None
-        first, second = sorted([a, b])
-        return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
+        if a is None or b is None:
+            # "after the poem and before the next part": "the next part" names nothing to find, so the
+            # moment is after the poem, as the relation to it says (below)
+            if q.relation is None or a is None:
+                return [shift(a, "after", duration)] if a is not None else [shift(b, "before", duration)]
+        else:
+            first, second = sorted([a, b])
+            return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
     if q.credits and q.relation == "after" and names_only_credits(q.relation_to) and (closing := position_span("end", duration, True)):
         return [closing]  # "is there a scene after the credits?": the closing part is read, to see where they end
     base = part_of(turn, q.relation_to, said=q.relation_said) if q.relation_to else None

@@ -1309,9 +1309,11 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
-        what = _before_second_relation(_strip(_within_clause(text, m.start("rel"), m["what"])))
-        what = re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
-                      r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(what), flags=re.I)
+        what, second, other = _second_relation(_strip(_within_clause(text, m.start("rel"), m["what"])))
+        what = _edge_stripped(what)
+        # "after the poem ends and before the next part starts": between them, and after the poem should
+        # the next part be named by where it is rather than by its words
+        gap = (what, other) if second is not None and second != rel and second in ("after", "before") and (other := _edge_stripped(other)) else None
         said = False
         if spoken := _SAID_PART.match(what):  # "the speaker finishes talking about X": X, where it is said
             what, said = _strip(spoken["what"]), True
@@ -1322,16 +1324,17 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
             what = None  # "after that", "before it reverts": relative to what the last answer cited
         elif not set(tokenize(what)) - _GENERIC_TARGETS:
             what = None  # "after the narration": no particular part, the one the question's topic is in
-        return rel, what, None, said and what is not None
+        return rel, what, gap if what is not None else None, said and what is not None
     if found := AFTER_BEFORE.search(lower):
         return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None, False
     return None, None, None, False
 
 
-def _before_second_relation(what: str) -> str:
-    """The part a relation is to, without a second relation coordinated after it ("after the poem
-    finishes and before the next part starts": "the poem finishes"): the text up to a coordinating
-    conjunction that is followed by a temporal word (``qa.frame.TEMPORAL``) or ends it, as the parser reads it."""
+def _second_relation(what: str) -> tuple[str, str | None, str]:
+    """The part a relation is to, and a second relation coordinated after it: ``(first part, the
+    second's direction or None, its part)``. "after the poem finishes and before the next part
+    starts": ("the poem finishes", "before", "the next part starts"). The cut is at a coordinating
+    conjunction followed by a temporal word (``qa.frame.TEMPORAL``) or ending the text, as the parser reads it."""
     from ....qa.frame import TEMPORAL
     from ....qa.language import parse
 
@@ -1339,8 +1342,15 @@ def _before_second_relation(what: str) -> str:
     for token in doc:
         following = doc[token.i + 1] if token.i + 1 < len(doc) else None
         if token.pos_ == "CCONJ" and (following is None or following.lower_ in TEMPORAL):
-            return what[: token.idx].rstrip()
-    return what
+            second = what[following.idx + len(following.text):].strip() if following is not None else ""
+            return what[: token.idx].rstrip(), TEMPORAL[following.lower_] if following is not None else None, second
+    return what, None, ""
+
+
+def _edge_stripped(what: str) -> str:
+    """A part without the verb that names its edge ("the Lowry passage ends": the Lowry passage)."""
+    return re.sub(r"\s+(?:ends?|ended|finishes|finished|is over|was over|stops|stopped|starts|started|begins|began|is done|comes)"
+                  r"(?:\s+(?:talking|speaking|reading|playing))?$", "", _strip(what), flags=re.I)
 
 
 def _without_title(text: str, video_name: str | None) -> str:
@@ -1477,7 +1487,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.keywords = _without(question.keywords, ordinal_word)  # "the last pop-up": which one, not a word in it
     if question.scope and set(tokenize(question.scope)) <= POPUP_TOKENS | set(tokenize(ordinal_word or "")):
         question.scope = None  # "the dialog", "the confirmation pop-up": found by how it came up over a window, not by its words
-    if question.scope and question.relation_to and set(tokenize(question.scope)) <= set(tokenize(question.relation_to)):
+    if question.scope and any(set(tokenize(question.scope)) <= set(tokenize(part)) for part in [question.relation_to or "", *(between or ())]):
         question.scope = None  # "after the Lowry passage": the part is what the moment is relative to, not where to look
     named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
     called = _CALLED.search(bare_lower)
