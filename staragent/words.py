@@ -397,11 +397,23 @@ def verb_edge(lemma: str) -> str | None:
     return None
 
 
+_DETACHMENTS = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y"),
+                ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""), ("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
+"""WordNet's rules of detachment (its ``morphy``): the endings an inflected word may lose for its base form"""
+
+
+def base_forms(word: str) -> set[str]:
+    """``word`` and the base forms it may be an inflection of by WordNet's rules ("pairs": pair,
+    "switched": switch, switche)."""
+    return {word} | {word[: -len(ending)] + base for ending, base in _DETACHMENTS if word.endswith(ending) and len(word) > len(ending) + 1}
+
+
 def is_name_word(word: str) -> bool:
-    """Whether ``word`` is a name, however it is typed: letters only, and no word WordNet lists in
-    lower case ("austen", "Gettysburg"; not "year", "address"). False without WordNet."""
+    """Whether ``word`` is a name, however it is typed: letters only, and neither it nor a base form
+    of it is a word WordNet lists in lower case ("austen", "Gettysburg"; not "year", "pairs",
+    "switched"). False without WordNet."""
     common = common_words()
-    return bool(common) and word.isalpha() and word.lower() not in common
+    return bool(common) and word.isalpha() and not base_forms(word.lower()) & common
 
 
 def is_noun(word: str) -> bool:

@@ -2475,3 +2475,44 @@ def test_what_is_said_right_after_a_line_described_by_its_words_is_read_after_th
     final = _converse("In the Moss reading, right after the line about the spring of hope, what's the opposite thing they say?",
                       world, [_hit(0.0, 48.0, *part)])
     assert "winter of despair" in final.content and "sailors" not in final.content, final.content
+
+
+def _cards_world():
+    """Three readings, each under a title card and a line that dates it."""
+    sonnet = _reading(0, 55, ["Sonnet 5 - Ada Moss", "First published 1702"], [(2, 50, "Those hours that with gentle work did frame the gaze.")])
+    tale = _reading(61, 108, ["A Tale of Two Harbours - Mara Velde", "Book the First, Chapter I (1859)"],
+                    [(63, 100, "It was the best of days, it was the worst of nights.")])
+    novel = _reading(132, 160, ["Hearth and Heather - Jane Orrinwick", "Chapter 1, excerpts (first published 1811)"],
+                     [(134, 158, "The family had long been settled in the north.")])
+    return sonnet, tale, novel
+
+
+def test_a_follow_up_that_names_a_part_by_a_lower_case_name_is_asked_of_that_part_not_of_a_line_sharing_its_noun():
+    sonnet, tale, novel = _cards_world()
+    world = sonnet + tale + novel
+
+    def search(query):
+        hits = [_hit(0.0, 55.0, *sonnet), _hit(61.0, 108.0, *tale), _hit(132.0, 160.0, *novel)]
+        words = set(query.lower().split())
+        return sorted(hits, key=lambda h: -len(words & set(" ".join(e["text"] for e in h["evidence"]).lower().replace(",", " ").split())))
+
+    cited = sonnet[1]
+    answer = AIMessage("On screen at 0:00-0:55: “First published 1702”.", response_metadata={"evidence": [cited.model_dump()]})
+    final = _converse("ok and what about the orrinwick book?", world, search,
+                      history=[HumanMessage("what year does the card say the moss sonnets were first published"), answer])
+    assert "1811" in final.content and "1859" not in final.content, final.content
+    from staragent.agent.planners.rules.ranking import names_in_question
+
+    asked = analyse("ok and what about the orrinwick book?")
+    names = names_in_question(asked, asked.tokens)
+    assert len(names) == 1 and "orrinwick" in names[0], names  # a name typed in lower case is a name all the same
+    from staragent.words import is_name_word
+
+    assert not any(is_name_word(w) for w in ("pairs", "switched", "studies"))  # inflections of listed words are no names
+
+
+def test_a_follow_up_phrase_whose_noun_is_described_by_a_participle_asks_the_last_question_of_it():
+    earlier = analyse("whats the resolution on the acer screen once its switched on?")
+    assert earlier.asked_for == "resolution"  # "what's the X" asks for X as "what is the X" does
+    again = analyse("ok and the laptops built in one", earlier)
+    assert again.follow_up and again.asked_for == "resolution" and "resolution" in again.keywords, (again.asked_for, again.keywords)

@@ -232,12 +232,14 @@ def own_query(turn: Turn) -> str | None:
     """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
     music?" after a question about the film's director). A pronoun ties them to that topic ("and what
     does it weigh?"), except where they name someone or something themselves ("what did Mira
-    Oyelaran do on it?": the name is searched, the pronoun only says which film)."""
+    Oyelaran do on it?": the name is searched, the pronoun only says which film). Where they hold a
+    name, the name alone is searched ("and what about the austen book?": austen)."""
     q = turn.question
     own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried else []
-    if q.pronoun:  # the names alone ("austen" typed in lower case too) are something of its own, whatever "it" points at
-        own = [w for w in own if w[:1].isupper() or is_name_word(w)]
-    return " ".join(own) or None
+    names = [w for w in own if w[:1].isupper() or is_name_word(w)]
+    # the names alone ("austen" typed in lower case too) are something of its own, whatever "it" points
+    # at; and where it names one, the name says which ("the austen book": not any line with "book")
+    return " ".join(names if q.pronoun or names else own) or None
 
 
 def own_words_found(turn: Turn) -> bool:

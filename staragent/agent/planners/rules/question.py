@@ -942,6 +942,7 @@ def _singular(noun: str) -> str:
 
 
 def _asked_for(lower: str) -> str | None:
+    lower = re.sub(r"\b(what|which)'s\b", r"\1 is", lower)  # "what's the resolution": as "what is the resolution"
     found = _ASKED_FOR.search(lower)
     if found and found[1] not in _NOT_A_NOUN:
         return found[1]
@@ -1271,7 +1272,9 @@ def _elliptical(text: str) -> bool:
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     if root is None or root.pos_ not in ("NOUN", "PROPN", "NUM", "ADJ") or not list(root.children):
         return False  # a word alone ("thanks", "cool") is no phrase naming something
-    outside = [t for t in doc if not any(a.dep_ == "relcl" for a in [t, *t.ancestors])]
+    # what describes the thing named (a relative clause, "the screen they plugged in"; a participle,
+    # "the laptops built in one") is part of its name, not a question of its own
+    outside = [t for t in doc if not any(a.dep_ in ("relcl", "acl") for a in [t, *t.ancestors])]
     return not any(t.pos_ in ("VERB", "AUX") or t.tag_ in ("WP", "WP$", "WRB") or t.lower_ in ("what", "which") for t in outside)
 
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ....index.text import GLUED, tokenize
+from ....index.text import GLUED, STOPWORDS, tokenize
 from ....qa.layout import (
     CHROME,
     LABEL_SECONDS,
@@ -39,6 +39,7 @@ from ....words import (
     SCALE_WORDS,
     adjective_synonyms,
     common_words,
+    is_name_word,
     names_a_person,
     names_a_sound,
     place_kinds,
@@ -472,9 +473,12 @@ def named_sound(e: Evidence) -> bool:
 
 def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
     """The names the question uses, as the search tokens of each: capitalised words not at its start
-    ("Montreal"; "CloudBase" is {cloud, base}, and "DataBase" does not name it)."""
-    words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + q.text.split(None, 1)[-1]) if " " in q.text else []
-    return [found for word in words if (found := set(tokenize(word)) & wanted)]
+    ("Montreal"; "CloudBase" is {cloud, base}, and "DataBase" does not name it), and words typed in
+    lower case that are names all the same ("the austen book": no word WordNet lists in lower case)."""
+    rest = q.text.split(None, 1)[-1] if " " in q.text else ""
+    typed_low = [w for w in re.findall(r"\b[a-z]{3,}\b", rest) if w not in STOPWORDS and is_name_word(w)]  # (function words are in no word list)
+    words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + rest) + typed_low
+    return list({frozenset(found): found for word in words if (found := set(tokenize(word)) & wanted)}.values())
 
 
 def rank(
