@@ -2516,3 +2516,18 @@ def test_a_follow_up_phrase_whose_noun_is_described_by_a_participle_asks_the_las
     assert earlier.asked_for == "resolution"  # "what's the X" asks for X as "what is the X" does
     again = analyse("ok and the laptops built in one", earlier)
     assert again.follow_up and again.asked_for == "resolution" and "resolution" in again.keywords, (again.asked_for, again.keywords)
+
+
+def test_a_follow_up_asking_for_another_role_of_the_same_film_looks_for_that_credit():
+    world = [line("extract_scene_text", "ocr", 400, 404, "DIRECTED BY"), line("extract_scene_text", "ocr", 400, 404, "Mira Castell"),
+             line("extract_scene_text", "ocr", 560, 566, "PRODUCED BY"), line("extract_scene_text", "ocr", 560, 566, "Tomas Vale")]
+
+    def search(query):
+        return [_hit(560.0, 566.0, *world[2:])] if "produc" in query.lower() else [_hit(400.0, 404.0, *world[:2])]
+
+    earlier = analyse("who directed lanternfall, going by the credits?")
+    assert analyse("ok and who's listed as producing it?", earlier).role == "producer"  # the -ing form after "as"
+    answer = AIMessage("On screen at 6:40-6:44: “Mira Castell”.", response_metadata={"evidence": [world[1].model_dump()]})
+    final = _converse("ok and who's listed as producing it?", world, search,
+                      history=[HumanMessage("who directed lanternfall, going by the credits?"), answer])
+    assert "Tomas Vale" in final.content and "Mira Castell" not in final.content, final.content

@@ -232,13 +232,16 @@ def own_query(turn: Turn) -> str | None:
     """A follow-up's own words, searched alone beside them with the earlier topic ("and who did the
     music?" after a question about the film's director). A pronoun ties them to that topic ("and what
     does it weigh?"), except where they name someone or something themselves ("what did Mira
-    Oyelaran do on it?": the name is searched, the pronoun only says which film). Where they hold a
-    name, the name alone is searched ("and what about the austen book?": austen)."""
+    Oyelaran do on it?": the name is searched, the pronoun only says which film; so is a role asked
+    for, "who's listed as producing it?"). Where they hold a name, the name alone is searched ("and
+    what about the austen book?": austen)."""
     q = turn.question
     own = [w for w in q.topic if w not in q.carried] if q.follow_up and q.carried else []
-    names = [w for w in own if w[:1].isupper() or is_name_word(w)]
+    role = set(tokenize(q.role or ""))
+    names = [w for w in own if w[:1].isupper() or is_name_word(w) or role & set(tokenize(w))]
     # the names alone ("austen" typed in lower case too) are something of its own, whatever "it" points
-    # at; and where it names one, the name says which ("the austen book": not any line with "book")
+    # at, and so is a role asked for ("who's listed as producing it?": another credit of the same film);
+    # where it names one, the name says which ("the austen book": not any line with "book")
     return " ".join(names if q.pronoun or names else own) or None
 
 

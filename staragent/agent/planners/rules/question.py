@@ -702,12 +702,15 @@ def _agent_nouns(verb: str) -> list[str]:
 
 def _role_by_doing(text: str) -> str | None:
     """Someone asked for by what they are doing, as the parser reads it: a verb's -ing form after a
-    kind of person ("the person narrating", "the guy reading the sonnet"), as the noun for one who
+    kind of person ("the person narrating", "the guy reading the sonnet") or after "as" ("who is
+    credited as producing it"), as the noun for one who
     does it when WordNet knows that noun as a kind of person (narrator, reader); else None."""
     from ....qa.language import parse
 
     for t in parse(text):
-        if t.tag_ == "VBG" and t.dep_ == "acl" and t.head.pos_ == "NOUN" and names_a_person(t.head.lemma_.lower()):
+        # "the guy reading": the -ing form on a kind of person; "who's listed as producing it": on "as"
+        described = t.dep_ == "acl" and t.head.pos_ == "NOUN" and names_a_person(t.head.lemma_.lower())
+        if t.tag_ == "VBG" and (described or (t.dep_ == "pcomp" and t.head.lower_ == "as")):
             found = next((noun for noun in _agent_nouns(t.lemma_.lower()) if names_a_person(noun) is True), None)
             if found:
                 return found

@@ -476,7 +476,12 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
     ("Montreal"; "CloudBase" is {cloud, base}, and "DataBase" does not name it), and words typed in
     lower case that are names all the same ("the austen book": no word WordNet lists in lower case)."""
     rest = q.text.split(None, 1)[-1] if " " in q.text else ""
-    typed_low = [w for w in re.findall(r"\b[a-z]{3,}\b", rest) if w not in STOPWORDS and is_name_word(w)]  # (function words are in no word list)
+    from ....qa.language import parse
+
+    # a noun typed in lower case that is no word WordNet lists (function words and run-together
+    # contractions, "wouldve", are no nouns to the parser)
+    typed_low = [t.text for t in list(parse(q.text))[1:] if t.pos_ in ("NOUN", "PROPN") and t.text.islower() and t.lower_ not in STOPWORDS
+                 and is_name_word(t.text)]
     words = re.findall(r"(?<=[\s'‘“(])([A-Z][\w'’-]*)", " " + rest) + typed_low
     return list({frozenset(found): found for word in words if (found := set(tokenize(word)) & wanted)}.values())
 
