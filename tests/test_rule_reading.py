@@ -2531,3 +2531,18 @@ def test_a_follow_up_asking_for_another_role_of_the_same_film_looks_for_that_cre
     final = _converse("ok and who's listed as producing it?", world, search,
                       history=[HumanMessage("who directed lanternfall, going by the credits?"), answer])
     assert "Tomas Vale" in final.content and "Mira Castell" not in final.content, final.content
+
+
+def test_the_last_one_after_a_question_about_the_first_piece_is_the_last_part():
+    sonnet, tale, novel = _cards_world()
+    world = sonnet + tale + novel
+    earlier = analyse("who wrote the first piece that gets read out?")
+    asked = analyse("ok and the last one, what year was that book first published according to the card?", earlier)
+    assert asked.ordinal == -1 and "last" not in asked.keywords, (asked.ordinal, asked.keywords)
+    assert analyse("ok and the second one?", earlier).ordinal == 2
+    cited = sonnet[0]
+    answer = AIMessage("On screen at 0:00-0:55: “Sonnet 5 - Ada Moss”.", response_metadata={"evidence": [cited.model_dump()]})
+    final = _converse("ok and the last one, what year was that book first published according to the card?", world,
+                      [_hit(0.0, 55.0, *sonnet), _hit(61.0, 108.0, *tale), _hit(132.0, 160.0, *novel)],
+                      history=[HumanMessage("who wrote the first piece that gets read out?"), answer])
+    assert "1811" in final.content and "1702" not in final.content, final.content

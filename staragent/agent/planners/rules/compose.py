@@ -1177,7 +1177,7 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         return placed
     if declines_sight(turn, sight):
         return _visual_refusal(turn, sight)
-    if q.ordinal and focus is None and len(parts := parts_shown(turn)) < q.ordinal:
+    if q.ordinal and focus is None and len(parts := parts_shown(turn)) < abs(q.ordinal):
         return _too_few_parts(q, parts), []
     if q.overview and q.count != "parts":  # "quick overview: what readings are in this?" lists them
         return _overview(turn, focus)

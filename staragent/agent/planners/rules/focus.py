@@ -275,8 +275,8 @@ def _counted_part(turn: Turn) -> list[Span] | None:
         return None
     if not covered(whole, ranges_read(turn).get(TEXT, [])):
         return [whole]
-    parts = parts_shown(turn)
-    return [parts[turn.question.ordinal - 1]] if len(parts) >= turn.question.ordinal else []
+    parts, nth = parts_shown(turn), turn.question.ordinal
+    return [parts[nth - 1 if nth > 0 else nth]] if len(parts) >= abs(nth) else []  # (-1: the last)
 
 
 def named_spans(turn: Turn) -> list[Span] | None:

@@ -389,7 +389,7 @@ class Question:
     addressee: bool = False  # whom a speaker talks to ("who is she addressing?"): the listeners they name
     author: bool = False  # "whose novel ...": the person a work is by, as its title card names them
     words_at: str | None = None  # start | end: "how does the passage begin?", "what are its last words?"
-    ordinal: int | None = None  # "the third reading": the video's parts counted in order (2 and on; first and last are positions)
+    ordinal: int | None = None  # "the third reading": the video's parts counted in order (2 and on; first and last are positions; -1, "the last one" after a question about parts, is the last)
     placed: Placed | None = None  # "is the Acer one left or right of the laptop?": the two things on screen it relates
     intent: Intent | None = None
 
@@ -1212,8 +1212,10 @@ def find_intent(text: str) -> Intent | None:
         return Intent("translate", "", language, "ocr" if on_screen else "speech")
     if m := _WEB_FOR.search(text) or _WEB_ONLINE.search(text):
         return Intent("web", _strip(m["query"]))
+    # (units of time are no things seen: "how many seconds in does the title come up?" asks a moment)
     if (m := _COUNT.search(text)) and (_SEEN.search(text) or _THERE.search(text) and m["what"].split()[-1].lower() in VISIBLE_THINGS) \
-            and not _COUNT_NAMES.search(text) and not _COUNT_MENTIONS.search(text) and not _COUNT_PARTS.search(text):
+            and not _COUNT_NAMES.search(text) and not _COUNT_MENTIONS.search(text) and not _COUNT_PARTS.search(text) \
+            and not falls_under(m["what"].split()[0].lower(), "time_unit"):
         return Intent("count", _strip(m["what"]))
     if m := _CALCULATE.search(text):
         return Intent("calculate", written_expression(m["expr"]))
@@ -1596,6 +1598,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if counted := _ORDINAL.search(bare) or _ORDINAL_SAID_AFTER.search(bare):
         question.ordinal, question.keywords = _ORDINALS[counted["n"].lower()], _without(question.keywords, counted[0])
         question.scope = None  # the part is found by its place in the order, not by its words
+    elif previous is not None and (nth := _ordinal_one(bare)) is not None:
+        # "ok and the last one, what year ...?" after a question about the first piece: that kind of part, by its place
+        question.ordinal, question.keywords = nth[0], [w for w in question.keywords if w.lower() not in nth[1]]
+        question.scope = None
     if ordered := _ORDER.search(bare):
         question.order = "earliest" if ordered["early"] else "latest"
         question.keywords = _without(question.keywords, ordered[0])
@@ -1624,6 +1630,20 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
             question.keywords = list(dict.fromkeys(keywords + question.carried))
     question.placed = _placed(bare)
     return question
+
+
+def _ordinal_one(text: str) -> tuple[int, set[str]] | None:
+    """The place in order that "one" with an ordinal names, as the parser reads it ("the last one":
+    -1, "the second one": 2; "first" and "last" too), and the words that say it; None without one."""
+    from ....qa.language import parse
+
+    for t in parse(text):
+        if t.lower_ == "one" and t.pos_ in ("NUM", "NOUN"):
+            for child in t.children:
+                word = child.lower_
+                if child.dep_ == "amod" and (word in _ORDINALS or word in ("first", "last")):
+                    return (_ORDINALS.get(word) or (1 if word == "first" else -1)), {word, "one"}
+    return None
 
 
 def _placed(text: str) -> Placed | None:
