@@ -2546,3 +2546,14 @@ def test_the_last_one_after_a_question_about_the_first_piece_is_the_last_part():
                       [_hit(0.0, 55.0, *sonnet), _hit(61.0, 108.0, *tale), _hit(132.0, 160.0, *novel)],
                       history=[HumanMessage("who wrote the first piece that gets read out?"), answer])
     assert "1811" in final.content and "1702" not in final.content, final.content
+
+
+def test_a_part_named_by_the_phrase_a_question_opens_with_is_where_it_looks_whatever_its_noun():
+    sonnet, tale, novel = _cards_world()
+    said = _reading(132, 160, [], [(140, 144, "He was not an ill-disposed young man."),
+                                   (149, 154, "Had he married a kinder woman, he might have been made still more respectable.")])
+    world = sonnet + tale + novel + said
+    question = "in the orrinwick bit, if the guy had got himself a nicer wife what does the narrator say he couldve been made"
+    assert analyse(question).scope == "orrinwick bit"  # "bit" is in no list of words for a part
+    final = _converse(question, world, [_hit(132.0, 160.0, *novel, *said), _hit(0.0, 55.0, *sonnet)])
+    assert "more respectable" in final.content and "does not say" not in final.content, final.content

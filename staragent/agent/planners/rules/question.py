@@ -597,6 +597,24 @@ def _leading_topic(text: str) -> str | None:
     return " ".join(words) or None
 
 
+def _leading_place(text: str) -> str | None:
+    """The part a question names by a prepositional phrase it opens with, up to its first comma
+    ("in the jane austen bit, if the guy had ... what does the narrator say ..."): the phrase's words
+    after the preposition, as the parser reads them (a preposition of time places the question
+    against a part instead, see ``_relation``); None otherwise."""
+    from ....qa.frame import TEMPORAL
+    from ....qa.language import parse
+
+    head, comma, rest = text.partition(",")
+    if not comma or not rest.strip():
+        return None
+    lead = parse(head.strip())
+    if len(lead) < 2 or lead[0].pos_ != "ADP" or lead[0].lower_ in TEMPORAL or any(t.pos_ in ("VERB", "AUX") or t.tag_ in _WH_TAGS for t in lead):
+        return None
+    words = [t.text for t in lead[1:] if not (t.is_punct or t.pos_ in ("DET", "CCONJ", "INTJ"))]
+    return " ".join(words) if any(t.pos_ in ("NOUN", "PROPN") for t in lead) else None
+
+
 def _popup_nth(text: str) -> tuple[int | None, str | None]:
     """Which pop-up a question names by its place in time ("the first little tooltip", "the second
     tooltip", "the last dialog"), and the word that says so: the ordinal the parser finds on a noun
@@ -1485,7 +1503,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
     unset = _IN_THE_VIDEO.sub(" ", _without_title(unset, video_name))  # "in the readings video", "in the screen recording": the whole of it, no part
-    question.scope = (_scope(unset, quoted) or _leading_topic(unset)) if time_range is None and not first_of else None
+    question.scope = (_scope(unset, quoted) or _leading_topic(unset) or _leading_place(unset)) if time_range is None and not first_of else None
     if question.scope and _IN_THE_VIDEO.fullmatch(f"the {question.scope.split()[-1]}"):
         question.scope = None  # "in the screen recording": a kind of the video itself (its head noun names the medium), no part
     if names_only_credits(question.scope):
