@@ -2555,5 +2555,6 @@ def test_a_part_named_by_the_phrase_a_question_opens_with_is_where_it_looks_what
     world = sonnet + tale + novel + said
     question = "in the orrinwick bit, if the guy had got himself a nicer wife what does the narrator say he couldve been made"
     assert analyse(question).scope == "orrinwick bit"  # "bit" is in no list of words for a part
+    assert analyse("in one or two sentences, what is this clip teaching?").scope is None  # how to answer, no part
     final = _converse(question, world, [_hit(132.0, 160.0, *novel, *said), _hit(0.0, 55.0, *sonnet)])
     assert "more respectable" in final.content and "does not say" not in final.content, final.content

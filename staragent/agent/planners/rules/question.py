@@ -600,8 +600,9 @@ def _leading_topic(text: str) -> str | None:
 def _leading_place(text: str) -> str | None:
     """The part a question names by a prepositional phrase it opens with, up to its first comma
     ("in the jane austen bit, if the guy had ... what does the narrator say ..."): the phrase's words
-    after the preposition, as the parser reads them (a preposition of time places the question
-    against a part instead, see ``_relation``); None otherwise."""
+    after the preposition, when it opens with a definite or demonstrative determiner or a name, as
+    the parser reads it (a preposition of time places the question against a part instead, see
+    ``_relation``); None otherwise."""
     from ....qa.frame import TEMPORAL
     from ....qa.language import parse
 
@@ -610,6 +611,11 @@ def _leading_place(text: str) -> str | None:
         return None
     lead = parse(head.strip())
     if len(lead) < 2 or lead[0].pos_ != "ADP" or lead[0].lower_ in TEMPORAL or any(t.pos_ in ("VERB", "AUX") or t.tag_ in _WH_TAGS for t in lead):
+        return None
+    # a part is a thing known to both ("the austen bit", "that scene", a name); "in one or two sentences",
+    # "in a few words" say how to answer
+    known = lead[1].pos_ == "PROPN" or lead[1].morph.get("Definite") == ["Def"] or "Dem" in lead[1].morph.get("PronType")
+    if not known:
         return None
     words = [t.text for t in lead[1:] if not (t.is_punct or t.pos_ in ("DET", "CCONJ", "INTJ"))]
     return " ".join(words) if any(t.pos_ in ("NOUN", "PROPN") for t in lead) else None
