@@ -1093,8 +1093,8 @@ _CALCULATE = re.compile(rf"\b(?:what(?:'s|\s+is)|how much is|compute|calculate|e
 _WORD_OPERATORS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/", "over": "/", "percent": "%"}
 _SEEN = re.compile(r"\b(?:see|seen|visible|appear|appears|on screen|on-screen|in (?:the|this) (?:frame|picture|image|shot|scene|video)|"
                    r"on stage|standing|sitting|shown|walking)\b", re.I)
-_MATH = re.compile(r"\b(?:equation|equations|formula|formulas|expression|expressions|calculation|sum|maths?)\b.*\b(?:board|slide|screen|shown|written|displayed)\b|"
-                   r"\bsolve\b.*\b(?:equation|problem|board|slide|screen|shown)\b", re.I)
+_MATH = re.compile(r"\b(?:equation|equations|formula|formulas|expression|expressions|calculation|sum|maths?)\b.*\b(?:board|slide|screen|shown|written|displayed)\b", re.I)
+_SOLVE = re.compile(r"\bsolve\b.*\b(?:equation|problem|board|slide|screen|shown)\b", re.I)
 _WEB_FOR = re.compile(r"\b(?:search|google|look)\s+(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+(?:for|up)\s+(?P<query>.+)", re.I)
 _WEB_ONLINE = re.compile(r"\b(?:search(?:\s+for)?|look\s+up|google|find)\s+(?P<query>.+?)\s+(?:online|on the (?:web|internet)|on google)\b", re.I)
 _VIDEO_LENGTH = re.compile(
@@ -1245,9 +1245,16 @@ def find_intent(text: str) -> Intent | None:
         return Intent("calculate", written_expression(m["expr"]))
     if _VIDEO_LENGTH.search(text):
         return Intent("length")
-    if _MATH.search(text):
+    if (m := _MATH.search(text)) and not _verb_at(text, m.start()) or _SOLVE.search(text):  # "sum up the steps ... on screen": a verb, no sum shown
         return Intent("math")
     return None
+
+
+def _verb_at(text: str, at: int) -> bool:
+    """Whether the word of ``text`` that starts at ``at`` is a verb, as the parser reads it."""
+    from ....qa.language import parse
+
+    return any(t.idx == at and t.pos_ == "VERB" for t in parse(text))
 
 
 def _scope(text: str, quoted: list[str]) -> str | None:
