@@ -194,6 +194,17 @@ def common_words() -> frozenset[str]:
     return frozenset(found)
 
 
+def _index_lemmas(path: Path) -> dict[str, tuple[str, ...]]:
+    """A WordNet index file: lemma -> the offsets of its synsets, commonest sense first."""
+    lemmas: dict[str, tuple[str, ...]] = {}
+    with open(path, encoding="utf-8", errors="ignore") as fh:
+        for line in fh:
+            if not line.startswith(" "):  # the licence at the top
+                fields = line.split()
+                lemmas[fields[0]] = tuple(fields[-int(fields[2]):])
+    return lemmas
+
+
 @functools.lru_cache(maxsize=1)
 def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]], frozenset[str]]:
     """WordNet's nouns: lemma -> synset offsets (commonest sense first), offset -> (its words, its
@@ -203,12 +214,7 @@ def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, 
     dirs = wordnet_dirs()
     if not dirs:
         return {}, {}, frozenset()
-    lemmas: dict[str, tuple[str, ...]] = {}
-    with open(dirs[0] / "index.noun", encoding="utf-8", errors="ignore") as fh:
-        for line in fh:
-            if not line.startswith(" "):
-                fields = line.split()
-                lemmas[fields[0]] = tuple(fields[-int(fields[2]):])
+    lemmas = _index_lemmas(dirs[0] / "index.noun")
     synsets: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     instances: set[str] = set()
     with open(dirs[0] / "data.noun", encoding="utf-8", errors="ignore") as fh:
@@ -352,12 +358,7 @@ def _verb_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
     dirs = wordnet_dirs()
     if not dirs or not (dirs[0] / "data.verb").is_file():
         return {}, {}
-    lemmas: dict[str, tuple[str, ...]] = {}
-    with open(dirs[0] / "index.verb", encoding="utf-8", errors="ignore") as fh:
-        for line in fh:
-            if not line.startswith(" "):
-                fields = line.split()
-                lemmas[fields[0]] = tuple(fields[-int(fields[2]):])
+    lemmas = _index_lemmas(dirs[0] / "index.verb")
     hypernyms: dict[str, tuple[str, ...]] = {}
     with open(dirs[0] / "data.verb", encoding="utf-8", errors="ignore") as fh:
         for line in fh:
