@@ -2432,6 +2432,9 @@ def test_the_sound_in_the_gap_after_one_part_and_before_the_next_is_the_one_betw
 def test_the_gist_of_the_story_is_an_overview_of_the_whole_film():
     asked = analyse("whats the harbour film about? just give me the gist of the story", video_name="harbour_lights_720p.mp4")
     assert asked.overview and asked.scope is None, (asked.overview, asked.scope)
+    for question in ("what is the harbour film about, in a couple sentences", "whats the story of the harbour lights film"):
+        asked = analyse(question, video_name="harbour_lights_720p.mp4")  # the video by its own name is "the film"
+        assert asked.overview and asked.scope is None, (question, asked.overview, asked.scope)
 
 
 def test_a_pop_up_named_by_its_place_in_time_is_that_one_of_the_pop_ups():

@@ -1589,7 +1589,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         r"\b(?:colou?r|font|size) of (?:the )?(?:text|title|letters|words|writing|caption|font|sign)\b|\bwritten\b|\bsays?\b", bare_lower)
     asks_summary = asks_summary or _unplaced_summary_ask()
     # the phrasings written down before, and the fitted model for the endless others
-    question.overview = bool(_OVERVIEW.search(bare) or asks_summary(text) or (question.scope and _PART_ABOUT.search(bare))) and intent is None and not quoted
+    # (the video named by its own title reads as "the film": "what is the bunny film about?")
+    plain, plain_bare = _without_title(text, video_name), _without_title(bare, video_name)
+    question.overview = bool(_OVERVIEW.search(plain_bare) or asks_summary(plain) or (question.scope and _PART_ABOUT.search(bare))) \
+        and intent is None and not quoted
     if question.overview and question.scope and question.scope.lower().split()[-1] in ("story", "plot", "storyline"):
         question.scope = None  # "what's the story of this film?", "the gist of the story": the whole film's, not a part called a story
     if re.search(r"\b(?:short|brief|briefly|one sentence|quick|in a (?:word|line))\b", bare_lower):
