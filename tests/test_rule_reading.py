@@ -2561,3 +2561,10 @@ def test_a_part_named_by_the_phrase_a_question_opens_with_is_where_it_looks_what
     assert analyse("in one or two sentences, what is this clip teaching?").scope is None  # how to answer, no part
     final = _converse(question, world, [_hit(132.0, 160.0, *novel, *said), _hit(0.0, 55.0, *sonnet)])
     assert "more respectable" in final.content and "does not say" not in final.content, final.content
+
+
+def test_a_who_question_followed_by_a_second_question_about_the_same_person_still_asks_who():
+    asked = analyse("who is the reader doing the moss passage, whats their name?")
+    assert asked.role == "reader" and asked.answer_type == "person", (asked.role, asked.answer_type, asked.asked)
+    assert analyse("when they hover over the box what hint pops up").asked.startswith("what hint")  # a subordinate "when" only places it
+

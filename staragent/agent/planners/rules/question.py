@@ -656,7 +656,9 @@ def _main_question(text: str) -> str:
         return text[sentences[-1].start_char:]  # (a question before it, "who narrates it? whats their name", is the question)
     opening = next((t for t in doc if t.pos_ not in ("CCONJ", "INTJ", "PUNCT")), None)
     # a subordinate "when ..." or a place ("on the kennedy title card where does it say ...") before the question word
-    if opening is None or not (opening.tag_ in _WH_TAGS and opening.head.dep_ == "advcl" or opening.pos_ == "ADP"):
+    # (a "who" or "what" the parser hangs under a clause still asks: "who is the reader doing the dickens
+    # passage, whats their name?" asks who; a subordinate clause opens with an adverb, "when", "where")
+    if opening is None or not (opening.tag_ == "WRB" and opening.head.dep_ == "advcl" or opening.pos_ == "ADP"):
         return text
     # (after a place the parser may take the question for a relative clause: "the card where does it say"; the
     # question word with an auxiliary right after it opens a question)
