@@ -2568,3 +2568,13 @@ def test_a_who_question_followed_by_a_second_question_about_the_same_person_stil
     assert asked.role == "reader" and asked.answer_type == "person", (asked.role, asked.answer_type, asked.asked)
     assert analyse("when they hover over the box what hint pops up").asked.startswith("what hint")  # a subordinate "when" only places it
 
+
+
+def test_an_ordinal_used_as_an_adverb_names_the_part_done_in_that_place():
+    asked = analyse("who wrote the thing thats read second?")
+    assert asked.ordinal == 2 and "second" not in asked.keywords, (asked.ordinal, asked.keywords)
+    assert analyse("what happens one second later").ordinal is None  # a second of time is no place in order
+    sonnet, tale, novel = _cards_world()
+    final = _converse("who wrote the thing thats read second?", sonnet + tale + novel,
+                      [_hit(0.0, 55.0, *sonnet), _hit(61.0, 108.0, *tale), _hit(132.0, 160.0, *novel)])
+    assert "Mara Velde" in final.content and "Ada Moss" not in final.content, final.content

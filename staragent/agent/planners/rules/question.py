@@ -1634,6 +1634,10 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if counted := _ORDINAL.search(bare) or _ORDINAL_SAID_AFTER.search(bare):
         question.ordinal, question.keywords = _ORDINALS[counted["n"].lower()], _without(question.keywords, counted[0])
         question.scope = None  # the part is found by its place in the order, not by its words
+    elif (nth := _ordinal_adverb(bare)) is not None:
+        # "who wrote the thing that's read second?": the part done in that place of the order
+        question.ordinal, question.keywords = nth[0], [w for w in question.keywords if w.lower() not in nth[1]]
+        question.scope = None
     elif previous is not None and (nth := _ordinal_one(bare)) is not None:
         # "ok and the last one, what year ...?" after a question about the first piece: that kind of part, by its place
         question.ordinal, question.keywords = nth[0], [w for w in question.keywords if w.lower() not in nth[1]]
@@ -1666,6 +1670,17 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
             question.keywords = list(dict.fromkeys(keywords + question.carried))
     question.placed = _placed(bare)
     return question
+
+
+def _ordinal_adverb(text: str) -> tuple[int, set[str]] | None:
+    """The place in order an ordinal used as an adverb of a verb gives ("the thing that's read second":
+    2, "who speaks third"), as the parser reads it, and its word; None without one."""
+    from ....qa.language import parse
+
+    for t in parse(text):
+        if t.lower_ in _ORDINALS and t.dep_ == "advmod" and t.head.pos_ == "VERB":
+            return _ORDINALS[t.lower_], {t.lower_}
+    return None
 
 
 def _ordinal_one(text: str) -> tuple[int, set[str]] | None:
