@@ -1674,11 +1674,13 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
 
 def _ordinal_adverb(text: str) -> tuple[int, set[str]] | None:
     """The place in order an ordinal used as an adverb of a verb gives ("the thing that's read second":
-    2, "who speaks third"), as the parser reads it, and its word; None without one."""
+    2, "who speaks third"), as the parser reads it, and its word; None without one, or where a phrase
+    on the verb says what the order is of ("who comes third in the race?")."""
     from ....qa.language import parse
 
     for t in parse(text):
-        if t.lower_ in _ORDINALS and t.dep_ == "advmod" and t.head.pos_ == "VERB":
+        # ("who comes third in the race?": the verb's own phrase names what the order is of)
+        if t.lower_ in _ORDINALS and t.dep_ == "advmod" and t.head.pos_ == "VERB" and not any(c.dep_ == "prep" for c in t.head.children):
             return _ORDINALS[t.lower_], {t.lower_}
     return None
 
