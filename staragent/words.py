@@ -379,6 +379,17 @@ EDGE_SENSES = 2
 """a verb's commonest senses looked at: rarer ones say little of how a question uses it"""
 
 
+@functools.lru_cache(maxsize=1)
+def _edge_senses() -> dict[str, frozenset[str]]:
+    """The senses that mean beginning ("start") and ending ("end"), see ``verb_edge``: read once."""
+    lemmas = _verb_net()[0]
+    found = {}
+    for edge, pivot, synonym in (("start", "begin", "start"), ("end", "end", "stop")):
+        senses = lemmas.get(pivot, ())
+        found[edge] = frozenset(senses[:EDGE_SENSES]) | (frozenset(senses) & frozenset(lemmas.get(synonym, ())))
+    return found
+
+
 def verb_edge(lemma: str) -> str | None:
     """"start" when ``lemma`` (a phrasal verb written "kick_in") means beginning in one of its
     commonest senses, "end" when it means ending, after WordNet: the sense, or one it is a kind of,
@@ -386,9 +397,7 @@ def verb_edge(lemma: str) -> str | None:
     ("finish", "cease"), or one of theirs that "start" or "stop" also has. None otherwise, or
     without WordNet."""
     lemmas, hypernyms = _verb_net()
-    for edge, pivot, synonym in (("start", "begin", "start"), ("end", "end", "stop")):
-        senses = lemmas.get(pivot, ())
-        shared = set(senses[:EDGE_SENSES]) | (set(senses) & set(lemmas.get(synonym, ())))
+    for edge, shared in _edge_senses().items():
         level, seen = list(lemmas.get(lemma.lower(), ())[:EDGE_SENSES]), set()
         while level:
             if shared & set(level):

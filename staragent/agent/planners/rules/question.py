@@ -186,6 +186,8 @@ _BACK = re.compile(
 )
 _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "2nd": 2, "3rd": 3, "4th": 4,
              "5th": 5, "6th": 6, "7th": 7, "8th": 8}
+_PLACE_IN_ORDER = {**_ORDINALS, "first": 1, "last": -1}
+"""an ordinal on a noun that picks one of several in order ("the last dialog", "the first one"): -1 is the last"""
 _NTH = r"(?P<n>" + "|".join(_ORDINALS) + r")"
 _PART_OR_WORK = r"(?:" + _PART + r"|text|book|work)"
 _ORDINAL = re.compile(r"\b" + _NTH + r"\s+(?:[a-z]+\s+)?" + _PART_OR_WORK + r"\b(?:\s+(?:that|which)\s+(?:is|was|gets)\s+(?:read|shown|played|heard))?", re.I)
@@ -630,12 +632,18 @@ def _popup_nth(text: str) -> tuple[int | None, str | None]:
     for token in parse(text):
         # a noun for a pop-up, or the thing said to pop up ("the first little tooltip that pops up")
         popping = any(_is_pop_up(c) for c in token.children if c.dep_ == "relcl") or token.dep_ == "nsubj" and _is_pop_up(token.head)
-        if token.pos_ == "NOUN" and (set(tokenize(token.text)) & POPUP_TOKENS or popping):
-            for child in token.children:
-                word = child.lower_
-                if child.dep_ == "amod" and (word in ("first", "last") or word in _ORDINALS):
-                    return ({"first": 1, "last": -1}.get(word) or _ORDINALS[word]), child.text
+        if token.pos_ == "NOUN" and (set(tokenize(token.text)) & POPUP_TOKENS or popping) and (nth := _ordinal_on(token)) is not None:
+            return nth[0], nth[1].text
     return None, None
+
+
+def _ordinal_on(noun) -> tuple[int, object] | None:
+    """The place in order an ordinal modifying ``noun`` gives ("the second tooltip": 2; "first" 1,
+    "last" -1), and the ordinal's token, as the parser reads it; None without one."""
+    for child in noun.children:
+        if child.dep_ == "amod" and child.lower_ in _PLACE_IN_ORDER:
+            return _PLACE_IN_ORDER[child.lower_], child
+    return None
 
 
 def _main_question(text: str) -> str:
@@ -949,7 +957,8 @@ def _names_a_stretch(lower: str, phrase: str) -> bool:
 
 _OWNER = re.compile(r"\bof (?:the )?([A-Z][\w-]*(?: [A-Z][\w-]*)*)")
 _NARRATOR = re.compile(r"\b(?:that |which )?the (?:speaker|narrator|presenter|host) (?:mentions|mentioned|says|said|gives|gave|names|named)\b", re.I)
-_ASKED_FOR = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
+_ASKED_WORDS = ("which", "what")
+_ASKED_FOR = re.compile(r"\b(?:" + "|".join(_ASKED_WORDS) + r")\s+([a-z]+)\b")
 _NOT_A_NOUN = {"is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "has", "have", "had",
                "kind", "sort", "type", "exactly", "else", "the", "a", "an", "two", "three", "time", "point", "year", "of"}
 
@@ -971,18 +980,23 @@ def _singular(noun: str) -> str:
 
 
 def _asked_for(lower: str) -> str | None:
-    lower = re.sub(r"\b(what|which)'s\b", r"\1 is", lower)  # "what's the resolution": as "what is the resolution"
     found = _ASKED_FOR.search(lower)
     if found and found[1] not in _NOT_A_NOUN:
         return found[1]
-    if found and found[1] in ("is", "are", "was", "were"):
-        # "what are the 2 buttons on it?" asks for buttons as "which buttons" does: the subject the parser finds
-        from ....qa.frame import asked_noun
-        from ....qa.language import parse
+    # "what are the 2 buttons on it?", "what's the resolution": a form of "be" after the question word
+    # asks for the subject the parser finds, as "which buttons" does
+    from ....qa.frame import asked_noun
+    from ....qa.language import parse
 
-        wh = next((t for t in parse(lower) if t.tag_ in _WH_TAGS), None)
-        return asked_noun(wh) if wh is not None else None
-    return None
+    doc = parse(lower)
+    wh = next((t for t in doc if t.tag_ in _WH_TAGS), None)
+    if wh is None:
+        return None
+    if found is not None:  # "what is ...", the word after the question word
+        copula = any(t.idx == found.start(1) and t.lemma_ == "be" for t in doc)
+    else:  # "what's ...": the parser splits the contraction
+        copula = wh.lower_ in _ASKED_WORDS and wh.i + 1 < len(doc) and doc[wh.i + 1].lemma_ == "be"
+    return asked_noun(wh) if copula else None
 
 
 def _owner(text: str, operands: list[str]) -> str | None:
@@ -1095,8 +1109,8 @@ _CALCULATE = re.compile(rf"\b(?:what(?:'s|\s+is)|how much is|compute|calculate|e
 _WORD_OPERATORS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/", "over": "/", "percent": "%"}
 _SEEN = re.compile(r"\b(?:see|seen|visible|appear|appears|on screen|on-screen|in (?:the|this) (?:frame|picture|image|shot|scene|video)|"
                    r"on stage|standing|sitting|shown|walking)\b", re.I)
-_MATH = re.compile(r"\b(?:equation|equations|formula|formulas|expression|expressions|calculation|sum|maths?)\b.*\b(?:board|slide|screen|shown|written|displayed)\b", re.I)
-_SOLVE = re.compile(r"\bsolve\b.*\b(?:equation|problem|board|slide|screen|shown)\b", re.I)
+_MATH = re.compile(r"\b(?P<thing>equation|equations|formula|formulas|expression|expressions|calculation|sum|maths?)\b.*\b(?:board|slide|screen|shown|written|displayed)\b|"
+                   r"\bsolve\b.*\b(?:equation|problem|board|slide|screen|shown)\b", re.I)
 _WEB_FOR = re.compile(r"\b(?:search|google|look)\s+(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+(?:for|up)\s+(?P<query>.+)", re.I)
 _WEB_ONLINE = re.compile(r"\b(?:search(?:\s+for)?|look\s+up|google|find)\s+(?P<query>.+?)\s+(?:online|on the (?:web|internet)|on google)\b", re.I)
 _VIDEO_LENGTH = re.compile(
@@ -1247,7 +1261,7 @@ def find_intent(text: str) -> Intent | None:
         return Intent("calculate", written_expression(m["expr"]))
     if _VIDEO_LENGTH.search(text):
         return Intent("length")
-    if (m := _MATH.search(text)) and not _verb_at(text, m.start()) or _SOLVE.search(text):  # "sum up the steps ... on screen": a verb, no sum shown
+    if (m := _MATH.search(text)) and not (m["thing"] and _verb_at(text, m.start("thing"))):  # "sum up the steps ... on screen": a verb, no sum shown
         return Intent("math")
     return None
 
@@ -1691,11 +1705,8 @@ def _ordinal_one(text: str) -> tuple[int, set[str]] | None:
     from ....qa.language import parse
 
     for t in parse(text):
-        if t.lower_ == "one" and t.pos_ in ("NUM", "NOUN"):
-            for child in t.children:
-                word = child.lower_
-                if child.dep_ == "amod" and (word in _ORDINALS or word in ("first", "last")):
-                    return (_ORDINALS.get(word) or (1 if word == "first" else -1)), {word, "one"}
+        if t.lower_ == "one" and t.pos_ in ("NUM", "NOUN") and (nth := _ordinal_on(t)) is not None:
+            return nth[0], {nth[1].lower_, t.lower_}
     return None
 
 
