@@ -275,8 +275,12 @@ def _counted_part(turn: Turn) -> list[Span] | None:
         return None
     if not covered(whole, ranges_read(turn).get(TEXT, [])):
         return [whole]
-    parts, nth = parts_shown(turn), turn.question.ordinal
-    return [parts[nth - 1 if nth > 0 else nth]] if len(parts) >= abs(nth) else []  # (-1: the last)
+    return _nth(parts_shown(turn), turn.question.ordinal)
+
+
+def _nth(spans: list[Span], n: int) -> list[Span]:
+    """The ``n``-th of ``spans`` counted from 1 (-1: the last), alone; [] when there are fewer."""
+    return [spans[n - 1 if n > 0 else n]] if 0 < abs(n) <= len(spans) else []
 
 
 def named_spans(turn: Turn) -> list[Span] | None:
@@ -314,7 +318,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
         return [whole]
     if q.names_popup and not q.scope and (popups := popup_spans(turn)):
         if q.popup_nth is not None:  # "the second tooltip": the pop-ups in the order they came up
-            return [popups[q.popup_nth - 1 if q.popup_nth > 0 else q.popup_nth]] if abs(q.popup_nth) <= len(popups) else []
+            return _nth(popups, q.popup_nth)
         return popups  # "what does the pop-up offer?": the text that came up over the window, once read
     if (q.asked_for == "button" or q.names_popup) and not q.scope and duration and duration <= MAX_READ:
         # "which button undoes the change?", "what does the pop-up offer?": a short screencast's every
