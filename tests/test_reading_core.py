@@ -240,6 +240,28 @@ def test_placements_follow_a_dragged_label_and_take_the_nearest_pair():
     assert all(p.ground.box == [0.42, 0.33, 0.47, 0.36] for p in found)
 
 
+def test_a_question_about_the_thing_a_pronoun_stands_for_takes_it_from_the_clause_before():
+    placed = reader.read("when they drag the dell screen around, which side of the laptop does it end up on").placed
+    assert placed is not None and "dell" in placed.figure and placed.ground == ["laptop"]
+
+
+def test_a_thing_named_in_other_words_than_its_label_is_the_dragged_label_beside_the_ground():
+    from staragent.qa.spatial import placements
+
+    lines = [
+        _label(0, 30, "Laptop", (0.42, 0.33, 0.47, 0.36)),  # the laptop's box in the arrangement
+        _label(0, 30, "Activities", (0.01, 0.01, 0.08, 0.03)),  # a fixed label of the desktop, far away
+        _label(0, 30, "Resolution", (0.30, 0.60, 0.40, 0.63)),  # a fixed field of the window, below
+        _label(0, 14, "Dell U2415", (0.49, 0.34, 0.60, 0.37)),  # the other screen's box, right of the laptop's ...
+        _label(14, 30, "Dell U2415", (0.33, 0.34, 0.41, 0.37)),  # ... then dragged to its left
+    ]
+    found = placements(lines, ["external", "screen"], ["laptop"])  # "the external screen": no label says so
+    assert [p.relation for p in found] == ["to the right of", "to the left of"]
+    assert all(p.figure.text == "Dell U2415" for p in found)
+    still = [line for line in lines if not line.text.startswith("Dell")]
+    assert placements(still, ["external", "screen"], ["laptop"]) == []  # nothing moved beside it: no guess
+
+
 def test_a_sentence_that_mentions_a_thing_is_no_label_of_it():
     from staragent.qa.spatial import placements
 

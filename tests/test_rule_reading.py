@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from staragent.agent.grounding import says_nothing_found
-from staragent.agent.planners.rules import RulePlanner
+from staragent.agent.planners.rules import DECLINED, RulePlanner
 from staragent.agent.planners.rules.question import analyse
 from staragent.agent.runner import VideoAgent
 from staragent.config import load_settings
@@ -2266,6 +2266,25 @@ def test_where_a_dragged_box_ends_up_against_another_is_read_from_their_labels()
         assert re.search(r"\bleft\b", final.content) and not re.search(r"\bright of\b", final.content), (question, final.content)
     start = _converse("at the very start is the dell screen to the left or the right of the laptop?", lines, hits, boxes=boxes, silent=True)
     assert re.search(r"\bright of\b", start.content), start.content
+    # the thing asked about named in other words than its label, after a clause the parser hangs the question on,
+    # or by a pronoun for what that clause names
+    for question in ["once theyve moved things about in the panel, where does the second screen end up compared to the laptop",
+                     "when they drag the dell screen around, which side of the laptop does it end up on"]:
+        assert analyse(question).placed is not None, question
+        final = _converse(question, lines, hits, boxes=boxes, silent=True)
+        assert re.search(r"Dell U2415.{0,20}\bleft of\b", final.content), (question, final.content)
+
+
+def test_a_question_about_what_only_the_pictures_show_points_at_the_label_of_the_thing_it_asks_about():
+    lines, boxes = _screen(
+        (0.0, 30.0, "Printers", (0.45, 0.05, 0.55, 0.08)),
+        (4.0, 30.0, "Office Laser 5", (0.42, 0.33, 0.55, 0.36)),
+        (4.0, 30.0, "Add a printer to get started; drag one to set it as default.", (0.2, 0.6, 0.8, 0.63)),
+    )
+    hits = lambda query: [_hit(e.start, e.end, e) for e in lines if set(query.split()) & set(e.text.lower().split())]  # noqa: E731
+    final = _converse("what colour is the little box for the laser one in the panel picture?", lines, hits, boxes=boxes, silent=True)
+    assert final.response_metadata.get(DECLINED), final.content  # it says it cannot see colours
+    assert [e["text"] for e in final.response_metadata["evidence"]] == ["Office Laser 5"], final.content
 
 
 @pytest.mark.parametrize(("typed", "written"), [("whens the end credits start", "when do the end credits start"),

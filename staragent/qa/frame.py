@@ -97,6 +97,10 @@ def placed_terms(doc) -> Placed | None:
             continue
         under = token.head if token.dep_ != "pobj" else token
         (ground if under.dep_ == "pobj" else figure).append(token.lemma_.lower())
+    if not figure and any(t.pos_ == "PRON" and t.dep_ in ("nsubj", "nsubjpass") and t.i not in timing for t in doc):
+        # "when they drag the acer screen around, which side of the laptop does it end up on?": the
+        # pronoun stands for what the clause before it names
+        figure = [t.lemma_.lower() for t in doc if t.i in timing and t.pos_ in ("NOUN", "PROPN") and t.i not in sides and not t.is_stop]
     if not figure or not ground:
         return None
     return Placed(figure=list(dict.fromkeys(figure)), ground=list(dict.fromkeys(ground)))

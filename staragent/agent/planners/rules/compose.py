@@ -17,7 +17,7 @@ from ....index.text import tokenize
 from ....qa.layout import TOGETHER_S, label_text, labelled, popped_up, row_change
 from ....qa.names import person_names
 from ....qa.read import text_of
-from ....qa.spatial import placements
+from ....qa.spatial import names, placements
 from ....schema import Evidence
 from ....timecodes import format_range, format_time
 from ....words import is_name_word, place_kind_words
@@ -325,10 +325,18 @@ def _visual_refusal(turn: Turn, sight: str) -> tuple[str, list[Evidence]]:
     else:
         text = ("I cannot tell: I cannot see what the pictures show. This profile reads only the speech, "
                 "the text on screen and the sounds of the video, and none of them says it.")
-    close = [s.evidence for s in scored[:1] if s.share >= 0.5]
+    close = [s.evidence for s in scored[:1] if s.share >= 0.5] or _label_of_subject(turn, scored)
     if close:
         text += " The closest thing they hold: " + " ".join(sentences(close, turn.question))
     return text, close
+
+
+def _label_of_subject(turn: Turn, scored: list[Scored]) -> list[Evidence]:
+    """The best-ranked label on screen (a short line, as a widget or a box is named) that holds a word of
+    what the question is about: "what colour is the box for the laptop?" cannot be told, but the box
+    labelled "Laptop" can be pointed at, so the user sees where to look."""
+    subject = set(tokenize(" ".join(turn.question.subject)))
+    return [s.evidence for s in scored if s.evidence.modality == "ocr" and names(s.evidence, subject)][:1]
 
 
 def _named_file(turn: Turn) -> str:

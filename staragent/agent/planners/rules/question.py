@@ -1682,7 +1682,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.carried = previous.keywords or previous.carried
         if not own_words and question.relation is None and not question.asks_moment:  # "and the price?" alone
             question.keywords = list(dict.fromkeys(keywords + question.carried))
-    question.placed = _placed(bare)
+    # the parser may hang the question on a clause that only places it ("once they've dragged things
+    # around in the preview, where does ... end up"): the question proper is read alone then
+    question.placed = _placed(bare) or (_placed(question.asked) if question.asked and question.asked != bare.lower() else None)
     return question
 
 
