@@ -492,6 +492,30 @@ def _hypernyms() -> dict[str, tuple[str, ...]]:
     return {child: tuple(found) for child, found in parents.items()}
 
 
+@functools.lru_cache(maxsize=1)
+def person_kinds() -> dict[str, frozenset[str]]:
+    """The people WordNet knows by name, by each one-word name ("kennedy", "jfk", "shakespeare",
+    "austen"): what they were, in one-word kinds up to three levels above them ("president", "poet",
+    "dramatist", "writer"), and their other one-word names ("kennedy": "jfk"). A question
+    names people by such words ("the president's speech", "the playwright's poem"), and the video by their
+    names. A name that is also a common word is left out. Empty without WordNet."""
+    lemmas, synsets, instances = _noun_net()
+    parents = _hypernyms()
+    anyone = set(lemmas.get("person", ())[:1])  # "person", "someone", "individual": a kind that says nothing
+    common = common_words()  # "hope", "bell": in a line, mostly the word, not Bob Hope
+    found: dict[str, set[str]] = {}
+    for offset in _below("person") & instances:
+        names = {w for w in synsets[offset][0] if w.isalpha() and w not in common}
+        kinds: set[str] = set()
+        level = [p for p in parents.get(offset, ()) if p not in anyone]
+        for _ in range(3):
+            kinds.update(w for o in level for w in synsets[o][0] if w.isalpha())
+            level = [p for o in level for p in parents.get(o, ()) if p not in anyone]
+        for name in names:
+            found.setdefault(name, set()).update(kinds | names - {name})
+    return {name: frozenset(words) for name, words in found.items()}
+
+
 @functools.lru_cache(maxsize=4096)
 def place_kinds(name: str) -> frozenset[str]:
     """What a place known by name is, in WordNet's words, at every level ("amsterdam": national

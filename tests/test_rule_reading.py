@@ -1785,6 +1785,24 @@ def test_a_name_asked_by_its_initials_finds_the_line_that_spells_it_out():
     assert "Lisbon" in final.content and "Oslo" not in final.content, final.content
 
 
+def test_a_person_named_by_what_they_were_finds_the_line_that_names_them():
+    """WordNet knows Lincoln was a president and Dickinson a poet: "the president" and "the poet" find the
+    cards that name them, though neither word is on screen."""
+    from staragent.agent.planners.rules.ranking import matched
+    from staragent.words import person_kinds
+
+    assert {"president"} <= person_kinds()["lincoln"] and {"poet"} <= person_kinds()["dickinson"]
+    assert not {"person", "someone"} & person_kinds()["dickinson"]  # a kind that says nothing of anyone
+    assert matched(set(tokenize("president")), set(tokenize("Gettysburg Address - Abraham Lincoln")))
+    world = [line("extract_scene_text", "ocr", 0, 40, "Hope is the thing with feathers - Emily Dickinson"),
+             heard(40.0, 44.0, "Door creak"),
+             line("extract_scene_text", "ocr", 45, 90, "Gettysburg Address - Abraham Lincoln"),
+             heard(20.0, 22.0, "Bird song")]
+    final = _converse("what's that noise just before the president comes on?", world,
+                      [_hit(0.0, 40.0, world[0]), _hit(40.0, 44.0, world[1]), _hit(45.0, 90.0, world[2])])
+    assert "creak" in final.content.lower() and "bird" not in final.content.lower(), final.content
+
+
 def test_every_line_that_says_the_quoted_words_answers_which_two():
     world = [line("transcribe_speech", "speech", s, s + 1.5, t) for s, t in [
         (10.0, "It was the season of light."), (12.0, "It was the season of darkness."), (14.0, "It was the spring of hope.")]]

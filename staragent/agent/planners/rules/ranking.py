@@ -42,6 +42,7 @@ from ....words import (
     is_name_word,
     names_a_person,
     names_a_sound,
+    person_kinds,
     place_kinds,
     place_names,
 )
@@ -164,13 +165,26 @@ def answers_type(text: str, news: str, q: Question) -> bool:
 
 def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     """The question's words found among ``tokens``, a word also matching one it begins or ends
-    ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs; and one it is
-    equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC")."""
+    ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs; one it is
+    equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC"); and the name of a person WordNet
+    knows as what the word says ("president" finds "Kennedy", "jfk" finds "Kennedy")."""
     found = wanted & tokens
+    people = _person_kind_stems()
     for w in wanted - found:
-        if (_equivalents().get(w, frozenset()) | _adjective_equivalents(w)) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens):
+        if (_equivalents().get(w, frozenset()) | _adjective_equivalents(w)) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens) \
+                or any(w in people.get(t, ()) for t in tokens):
             found.add(w)
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _person_kind_stems() -> dict[str, frozenset[str]]:
+    """``words.person_kinds`` in the stems questions and lines are tokenized to."""
+    stems: dict[str, set[str]] = {}
+    for name, kinds in person_kinds().items():
+        if len(whole := tokenize(name)) == 1:  # a long name is also read as the words glued in it ("art" in "artaxerxes")
+            stems.setdefault(whole[0], set()).update(t for kind in kinds for t in tokenize(kind))
+    return {stem: frozenset(found) for stem, found in stems.items()}
 
 
 @functools.lru_cache(maxsize=1)
