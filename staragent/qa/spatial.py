@@ -60,7 +60,8 @@ def placements(lines: list[Evidence], figure_terms: list[str], ground_terms: lis
     """The relation of the thing ``figure_terms`` name to the one ``ground_terms`` name, over time:
     at each moment both are on screen, the two labels read nearest each other (one widget, not a
     heading elsewhere that repeats a name); consecutive moments with one relation are merged. When no
-    label holds the figure's words, the nearest other label stands for it."""
+    label of the figure's words pairs with the ground, a label that was dragged about beside it stands
+    for the figure."""
     boxed = [e for e in lines if e.modality == "ocr" and e.box and len(e.box) == 4]
     figures = [e for e in boxed if names(e, figure_terms)]
     grounds = [e for e in boxed if names(e, ground_terms) and e not in figures]
@@ -68,19 +69,23 @@ def placements(lines: list[Evidence], figure_terms: list[str], ground_terms: lis
     # stands beside the ground, the figure is named in other words than its label: it is the label
     # nearest the ground's among those that were moved about (read in more than one place), and beside
     # it (no further off than one of the two is wide)
-    others = [e for e in boxed if e not in grounds and 0 < len(tokenize(e.text)) <= LABEL_TOKENS]
-    return _over_time(figures, grounds) or _over_time(moved(others), grounds, beside=True)
+    return _over_time(figures, grounds) or _over_time(
+        _moved([e for e in boxed if e not in grounds and 0 < len(tokenize(e.text)) <= LABEL_TOKENS]), grounds, beside=True)
 
 
-def moved(labels: list[Evidence]) -> list[Evidence]:
-    """The labels whose first word is also read in another place, at least a label's width away: a
-    box dragged about, read where it stood at each moment."""
+def _width(box: list[float]) -> float:
+    return box[2] - box[0]
+
+
+def _moved(labels: list[Evidence]) -> list[Evidence]:
+    """The labels whose first word is also read in another place, at least a label's width (or
+    height) away: a box dragged about, read where it stood at each moment."""
     def centre(e: Evidence) -> tuple[float, float]:
         return (e.box[0] + e.box[2]) / 2, (e.box[1] + e.box[3]) / 2
 
     def places(a: Evidence, b: Evidence) -> bool:
         (ax, ay), (bx, by) = centre(a), centre(b)
-        return abs(ax - bx) >= a.box[2] - a.box[0] or abs(ay - by) >= a.box[3] - a.box[1]
+        return abs(ax - bx) >= _width(a.box) or abs(ay - by) >= a.box[3] - a.box[1]
 
     first = {id(e): tokenize(e.text)[0] for e in labels}
     return [e for e in labels if any(first[id(o)] == first[id(e)] and places(e, o) for o in labels if o is not e)]
@@ -92,7 +97,7 @@ def _over_time(figures: list[Evidence], grounds: list[Evidence], beside: bool = 
     for start, end in zip(cuts, cuts[1:]):
         middle = (start + end) / 2
         pairs = [(f, g) for f in figures if f.start <= middle < f.end for g in grounds if g.start <= middle < g.end
-                 and (not beside or _distance(f.box, g.box) <= max(f.box[2] - f.box[0], g.box[2] - g.box[0]))]
+                 and (not beside or _distance(f.box, g.box) <= max(_width(f.box), _width(g.box)))]
         if not pairs:
             continue
         f, g = min(pairs, key=lambda p: _distance(p[0].box, p[1].box))

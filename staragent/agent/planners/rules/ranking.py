@@ -169,10 +169,14 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC"); and the name of a person WordNet
     knows as what the word says ("president" finds "Kennedy", "jfk" finds "Kennedy")."""
     found = wanted & tokens
+    missing = wanted - found
+    if not missing:
+        return found
     people = _person_kind_stems()
-    for w in wanted - found:
-        if (_equivalents().get(w, frozenset()) | _adjective_equivalents(w)) & tokens or any(_extends(w, t) or _extends(t, w) for t in tokens) \
-                or any(w in people.get(t, ()) for t in tokens):
+    named = {word for t in tokens for word in people.get(t, ())}  # what the people these tokens name were
+    for w in missing:
+        if (_equivalents().get(w, frozenset()) | _adjective_equivalents(w)) & tokens or w in named \
+                or any(_extends(w, t) or _extends(t, w) for t in tokens):
             found.add(w)
     return found
 
