@@ -2615,3 +2615,45 @@ def test_an_ordinal_used_as_an_adverb_names_the_part_done_in_that_place():
     final = _converse("who wrote the thing thats read second?", sonnet + tale + novel,
                       [_hit(0.0, 55.0, *sonnet), _hit(61.0, 108.0, *tale), _hit(132.0, 160.0, *novel)])
     assert "Mara Velde" in final.content and "Ada Moss" not in final.content, final.content
+
+
+def test_inside_a_named_part_the_line_meant_is_found_though_it_shares_no_word_with_the_question():
+    """"showy" is nowhere in the sonnet, "gaudy" is: the part's title card holds only the words that
+    name the part, so the answer is the line the search made inside the part ranks first by meaning."""
+    sonnet, tale, _ = _cards_world()
+    said = _reading(0, 55, [], [(3, 15, "From fairest creatures we desire increase."), (20, 30, "And only herald to the gaudy spring.")])
+    world = sonnet + said + tale
+    question = "in the moss sonnet which time of year gets called showy"
+    searched = []
+
+    def search(query):
+        searched.append(query)
+        if query == question:  # the search inside the part: the line by meaning first
+            return [_hit(20.0, 30.0, said[1]), _hit(3.0, 15.0, said[0])]
+        return [_hit(0.0, 55.0, *sonnet), _hit(61.0, 108.0, *tale)]
+
+    final = _converse(question, world, search)
+    assert question in searched
+    assert "spring" in final.content and "Sonnet 5" not in final.content, final.content
+
+
+def test_someone_picked_out_by_what_they_ponder_is_asked_for_by_name_not_as_a_credited_role():
+    asked = analyse("in the austen part who is the guy weighing up how much he could help them out?")
+    assert asked.answer_type == "person" and asked.role is None, (asked.answer_type, asked.role)
+    assert analyse("who is the person narrating the dickens passage, whats their name?").role == "narrator"
+    world = _reading(132, 160, ["Hearth and Heather - Jane Orrinwick"],
+                     [(133, 139, "Tom Ferrars had then leisure to consider how much he might do for them."),
+                      (140, 143, "He was not an ill-disposed young man.")])
+    final = _converse("in the orrinwick part who is the guy weighing up how much he could help them out?", world,
+                      lambda query: [_hit(132.0, 160.0, *world)])
+    assert "Tom Ferrars" in final.content and not says_nothing_found(final.content), final.content
+
+
+def test_a_title_card_that_names_whose_words_are_asked_for_points_at_what_is_said_under_it():
+    sonnet, _, novel = _cards_world()
+    tale = _reading(61, 108, ["Harbour Address - Mara Velde, 1961"], [])
+    said = _reading(61, 108, [], [(63, 70, "So, my friends of the coast,"), (71, 80, "ask not what the harbour gives you, ask what you give it.")])
+    world = sonnet + tale + said + novel
+    final = _converse("whats the famous line velde says in this one", world,
+                      lambda query: [_hit(61.0, 108.0, *tale), _hit(0.0, 55.0, *sonnet), _hit(132.0, 160.0, *novel)])
+    assert "ask not what the harbour" in final.content, final.content

@@ -120,3 +120,16 @@ def test_structured_tool_adapter_runs_a_tool(registry, ctx):
 
     tool = to_structured_tool(registry.get("calculator"), ctx)
     assert json.loads(tool.invoke({"expression": "2 + 3"}))["result"] == 5
+
+
+def test_a_search_inside_a_stretch_finds_only_what_is_there(registry, ctx, foreign_index):
+    everywhere = cross_modal_search(foreign_index, "year", modalities="speech", k=5)
+    assert {h.start < 10 for h in everywhere.hits} == {True, False}  # the warranty's year and the attendance's
+    inside = cross_modal_search(foreign_index, "year", modalities="speech", k=5, within=(25.0, 38.0))
+    assert inside.hits and all(h.end > 25.0 and h.start < 38.0 for h in inside.hits)
+    assert any("Attendance grew" in e.text for h in inside.hits for e in h.evidence)
+    tool = registry.get("cross_modal_search")
+    found = tool(ctx, {"query": "year", "modalities": ["speech"], "within": "0:25-0:38"})
+    assert found.results and all(h.start < 38.0 and h.end > 25.0 for h in found.results)
+    with pytest.raises((ToolError, TimeFormatError)):
+        tool(ctx, {"query": "year", "within": "soon"})

@@ -59,9 +59,9 @@ def parse_modalities(modalities: list[str] | str | None) -> list[str]:
     return out
 
 
-def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: int) -> list[tuple[int, float]]:
+def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: int, allowed: frozenset[int] | None = None) -> list[tuple[int, float]]:
     store = index.vectors("visual")
-    hits = store.search(encoder(query), depth)
+    hits = store.search(encoder(query), depth if allowed is None else len(store))
     best: dict[int, float] = {}
     by_keyframe: dict[int, list[int]] = {}
     for seg in index.segments:
@@ -69,24 +69,33 @@ def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: in
             by_keyframe.setdefault(kf, []).append(seg.id)
     for kf_id, score in hits:
         for seg_id in by_keyframe.get(kf_id, []):
-            best[seg_id] = max(best.get(seg_id, -1.0), score)
-    return sorted(best.items(), key=lambda kv: -kv[1])
+            if allowed is None or seg_id in allowed:
+                best[seg_id] = max(best.get(seg_id, -1.0), score)
+    return sorted(best.items(), key=lambda kv: -kv[1])[:depth]
 
 
 def _rank_passages(
-    index: VideoIndex, modality: str, query: str, encoder: QueryEncoder, depth: int, matched: dict[tuple[str, int], str]
+    index: VideoIndex, modality: str, query: str, encoder: QueryEncoder, depth: int, matched: dict[tuple[str, int], str],
+    allowed: frozenset[int] | None = None,
 ) -> tuple[list[tuple[int, float]], dict[int, float]]:
     """Segments by the best cosine similarity of their passages to the query (``text_vectors``),
     and how far each stands out (``_meaning``); ``matched`` gets the passage that ranked each
-    segment, for its evidence."""
+    segment, for its evidence. With ``allowed``, only passages of those segments compete (the margin
+    is measured among them: what stands out inside a part, not in the whole video)."""
     store = index.vectors(modality)
     owners, texts = store.meta.get("segments") or [], store.meta.get("texts") or []
-    rows = store.search(encoder(query), depth)
+    if allowed is None:
+        rows = store.search(encoder(query), depth)
+    else:
+        rows = [(row, score) for row, score in store.search(encoder(query), len(store))
+                if row < len(owners) and allowed & set(owners[row])][:depth]
     margin = _meaning([score for _, score in rows])
     best: dict[int, float] = {}
     meaning: dict[int, float] = {}
     for (row, score), stands_out in zip(rows, margin):
         for seg_id in owners[row] if row < len(owners) else []:
+            if allowed is not None and seg_id not in allowed:
+                continue
             if score > best.get(seg_id, -1.0):
                 best[seg_id], meaning[seg_id] = score, stands_out
                 if row < len(texts):
@@ -133,8 +142,10 @@ def _with_coverage(
     ]
 
 
-def _rankings(index, query, modalities, encoders, depth, rrf_k: int, matched) -> tuple[dict[str, list[tuple[int, float]]], dict[str, str]]:
-    """Per modality, segments in rank order with a weight: query coverage for text, 1 for pictures."""
+def _rankings(index, query, modalities, encoders, depth, rrf_k: int, matched,
+              allowed: frozenset[int] | None = None) -> tuple[dict[str, list[tuple[int, float]]], dict[str, str]]:
+    """Per modality, segments in rank order with a weight: query coverage for text, 1 for pictures;
+    with ``allowed``, only those segments."""
     rankings: dict[str, list[tuple[int, float]]] = {}
     qtokens = set(tokenize(query))
     unavailable: dict[str, str] = {}
@@ -145,16 +156,18 @@ def _rankings(index, query, modalities, encoders, depth, rrf_k: int, matched) ->
             elif "visual" not in encoders:
                 unavailable[m] = "no text encoder for visual search is loaded"
             else:
-                rankings[m] = [(doc, 1.0) for doc, _ in _rank_visual(index, query, encoders["visual"], depth)]
+                rankings[m] = [(doc, 1.0) for doc, _ in _rank_visual(index, query, encoders["visual"], depth, allowed)]
             continue
         # without image embeddings, the pictures are searched through the labels the coarse models gave them
         text = "labels" if m == "visual" else m
         lexical = index.lexical(text)
-        ranked = lexical.search(query, depth) if lexical is not None else []
+        ranked = lexical.search(query, depth if allowed is None else len(index.segments)) if lexical is not None else []
+        if allowed is not None:
+            ranked = [(doc, score) for doc, score in ranked if doc in allowed][:depth]
         dense = index.vectors(text) if text in encoders else None
         meaning: dict[int, float] = {}
         if dense is not None:
-            by_meaning, meaning = _rank_passages(index, text, query, encoders[text], depth, matched)
+            by_meaning, meaning = _rank_passages(index, text, query, encoders[text], depth, matched, allowed)
             ranked = _fuse({"bm25": ranked, "dense": by_meaning}, rrf_k)
         if lexical is None and dense is None:
             unavailable[m] = f"no {m} content was extracted from this video"
@@ -225,23 +238,30 @@ def cross_modal_search(
     rrf_k: int = 60,
     encoders: dict[str, QueryEncoder] | None = None,
     depth: int = 50,
+    within: tuple[float, float] | None = None,
 ) -> SearchResult:
+    """The ``k`` best spans for ``query``; ``within`` (start, end in seconds): only segments that
+    overlap that stretch compete ("what is said about X in the second reading")."""
     if not query or not query.strip():
         raise InputError("the search query is empty; say what to look for")
     if k < 1:
         raise InputError(f"k must be at least 1 (got {k})")
     chosen = parse_modalities(modalities)
+    allowed = None
+    if within is not None:
+        allowed = frozenset(s.id for s in index.segments if s.end > within[0] and s.start < within[1])
     matched: dict[tuple[str, int], str] = {}
-    rankings, unavailable = _rankings(index, query, chosen, encoders or {}, depth, rrf_k, matched)
+    rankings, unavailable = _rankings(index, query, chosen, encoders or {}, depth, rrf_k, matched, allowed)
     fused = _fuse(rankings, rrf_k, weighted=True)
     rank_of = {m: {doc: r for r, (doc, _) in enumerate(ranked, start=1)} for m, ranked in rankings.items()}
     score_of = dict(fused)
 
-    # neighbouring hits in one scene are one span (a slide shown for a minute is one answer)
+    # neighbouring hits in one scene are one span (a slide shown for a minute is one answer); inside a
+    # stretch already found, each segment stands alone: where in it is what is asked
     candidates = sorted(doc for doc, _ in fused[: max(k * 4, 20)])
     groups: list[list[int]] = []
     for doc in candidates:
-        if groups and doc == groups[-1][-1] + 1 and index.segments[doc].scene == index.segments[groups[-1][-1]].scene:
+        if within is None and groups and doc == groups[-1][-1] + 1 and index.segments[doc].scene == index.segments[groups[-1][-1]].scene:
             groups[-1].append(doc)
         else:
             groups.append([doc])

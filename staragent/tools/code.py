@@ -70,7 +70,7 @@ class ExecuteCode(Tool):
         language = sandbox.LANGUAGES.get(args.language.strip().lower())
         if language is None or (language == "bash" and not cfg.shell):
             offered = "python or bash" if cfg.shell else "python (bash is turned off)"
-            raise ToolError(f"execute_code cannot run {args.language!r}; it runs {offered}")
+            raise ToolError(f"execute_code cannot run {args.language!r} (its language argument); it runs {offered}")
         # staragent's own cache and config are never in the sandbox's view; should a Python live above them, they show empty.
         hide = [*cfg.hide, str(ctx.settings.cache_dir), str(config_file().parent)]
         ran = sandbox.run_code(args.code, language, args.inputs, sandbox.Limits.from_settings(cfg), cfg.method, cfg.python, hide)

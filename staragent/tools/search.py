@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..errors import InputError
 from ..limits import MAX_QUERY_CHARS, MAX_SEARCH_RESULTS
 from ..schema import Evidence
 from ..timecodes import format_range
 from .base import Tool, ToolContext, ToolResult
+from .common import TimeRangeArg
 
 
 class Match(BaseModel):
@@ -54,13 +56,14 @@ class CrossModalSearch(Tool):
         "Search the whole video for a topic, phrase, name or number and get the best-matching time spans, "
         "with the speech, on-screen text, sounds or pictures that matched. Use it first when you do not "
         "know where in the video something happens. modalities: any of speech, ocr, visual, caption, audio "
-        "(default: all available)."
+        "(default: all available). within: a time range to search inside only (a part already found)."
     )
 
     class Args(BaseModel):
         query: str = Field(description="what to look for, in a few words", max_length=MAX_QUERY_CHARS)
         modalities: list[str] | None = Field(None, description="subset of speech, ocr, visual, caption, audio")
         k: int = Field(5, ge=1, le=MAX_SEARCH_RESULTS, description="how many spans to return")
+        within: TimeRangeArg | None = Field(None, description="only search inside this time range, e.g. \"1:02-1:48\"")
 
     Result = SearchResultModel
 
@@ -68,7 +71,11 @@ class CrossModalSearch(Tool):
         from ..index.hybrid_search import cross_modal_search
 
         encoders = ctx.extras.get("query_encoders") or {}
-        found = cross_modal_search(ctx.require_index(), args.query, args.modalities, args.k, rrf_k=ctx.settings.rrf_k, encoders=encoders)
+        try:
+            within = ctx.time_range(args.within) if args.within is not None else None
+        except InputError as error:
+            raise type(error)(f"within: {error}") from error
+        found = cross_modal_search(ctx.require_index(), args.query, args.modalities, args.k, rrf_k=ctx.settings.rrf_k, encoders=encoders, within=within)
         hits = [
             Hit(
                 timestamp=format_range(h.start, h.end),

@@ -19,7 +19,7 @@ from ....qa.names import person_names
 from ....qa.read import text_of
 from ....qa.spatial import names, placements
 from ....schema import Evidence
-from ....timecodes import format_range, format_time
+from ....timecodes import format_range, format_time, parse_range
 from ....words import is_name_word, place_kind_words
 from .arithmetic import currency, values
 from .conversation import AUDIO, CALC, MEMORY, SEARCH, SPEECH, SUMMARY, Step, Turn, boxes_of
@@ -121,16 +121,32 @@ def sentences(cited: list[Evidence], q: Question | None = None) -> list[str]:
     return [_sentence(g, q) for g in groups.values()]
 
 
+HELD_S = 0.5
+"""how far a line may run past a search hit inside a part and still be what the hit found"""
+
+
 def _search_ranks(turn: Turn) -> dict[tuple, int]:
     """For each line found this turn, the best rank (1 = best) of a search hit whose span it lies in:
-    the hybrid search weighs meaning as well as words, so its order is worth a little."""
-    hits = [(place, float(hit["start"]), float(hit["end"])) for step in turn.called(SEARCH)
-            for place, hit in enumerate((step.result or {}).get("results") or [], start=1) if isinstance(hit, dict) and "start" in hit]
+    the hybrid search weighs meaning as well as words, so its order is worth a little. Inside a part
+    searched again on its own (``within``), that search alone ranks the lines: a search of the whole
+    video puts the part first as a whole, every line in it alike."""
     ranks: dict[tuple, int] = {}
-    for e in turn.evidence():
-        places = [place for place, a, b in hits if e.start < b and e.end > a]
-        if places:
-            ranks[e.key()] = min(places)
+    for inside in (False, True):
+        for step in turn.called(SEARCH):
+            if bool((step.args or {}).get("within")) != inside:
+                continue
+            hits = [(place, float(hit["start"]), float(hit["end"]), {m.get("text") for m in hit.get("evidence") or [] if isinstance(m, dict)})
+                    for place, hit in enumerate((step.result or {}).get("results") or [], start=1) if isinstance(hit, dict) and "start" in hit]
+            part = parse_range(step.args["within"]) if inside else None
+            for e in turn.evidence():
+                # inside the part, a hit is one stretch of it, and what it found there is its evidence: not a
+                # line that outlasts it (the part's title card), nor another line said in that stretch
+                places = [place for place, a, b, found in hits
+                          if (e.start >= a - HELD_S and e.end <= b + HELD_S and e.text in found if inside else e.start < b and e.end > a)]
+                if part is not None and e.start < part[1] and e.end > part[0]:
+                    ranks[e.key()] = min(places, default=len(hits) + 1)
+                elif places:
+                    ranks[e.key()] = min([*places, ranks.get(e.key(), len(hits) + 1)])
     return ranks
 
 
@@ -148,10 +164,35 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
         scored = rank(q, turn.evidence(), **context)
+    if not focus and scored and (part := _titled_part(turn, scored[0].evidence)) is not None:
+        # "what's the famous line kennedy says?": the line that matched is a part's title card, which
+        # says where the part is, not what is said in it; the lines under it are read for the rest
+        card = scored[0].evidence
+        own = wanted - set(tokenize(card.text))
+        if own or q.wants == {"speech"}:
+            inside = [s for s in rank(q, read or turn.evidence(), **{**context, "wanted": own or wanted, "focus": [part]}) if s.evidence.key() != card.key()]
+            scored = inside or scored
     asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
     if asked and any(s.evidence.modality in asked for s in scored):
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
     return scored
+
+
+CARD_SLACK_S = 1.0
+"""how far a title card's time on screen may differ from its part's and still mark it"""
+
+
+def _titled_part(turn: Turn, line: Evidence) -> Span | None:
+    """The part of the video ``line`` is the title card of (on screen from the part's start to its
+    end, in a video its titles split into parts), unless it answers the question itself (it holds the
+    kind of answer asked for, or a title is asked for)."""
+    q = turn.question
+    if line.modality != "ocr" or q.asks_title or (q.answer_type and has_type(beyond_question(line.text, q), q.answer_type)):
+        return None
+    parts = parts_shown(turn)
+    if len(parts) < 2:
+        return None
+    return next(((a, b) for a, b in parts if abs(line.start - a) <= CARD_SLACK_S and line.end >= b - CARD_SLACK_S), None)
 
 
 def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:

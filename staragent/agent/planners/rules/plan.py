@@ -207,6 +207,8 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if q.placed and (placed := _placed_span(turn)) and (reads := _reads(turn, [placed], tools, [TEXT])):
         return reads
     spans = named_spans(turn)
+    if spans and (inside := _search_inside(turn, spans[0], tools)):
+        return inside
     if q.overview and spans and SUMMARY in tools and not turn.called(SUMMARY):
         return [call(SUMMARY, timestamp=clock_range(*spans[0]), length=q.summary_length)]
     if q.overview and turn.called(SUMMARY):
@@ -225,6 +227,22 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
     if (whole := _whole_speech_read(turn, tools)) is not None:
         return [whole]
     return []
+
+
+def _search_inside(turn: Turn, part: Span, tools: set[str]) -> list[dict]:
+    """For a question about a part it names ("in the sonnet, which season is called showy?"), the
+    question searched again inside that part alone: the lines there ranked by meaning as well as by
+    words, since the line that answers may share no word with the question ("gaudy spring")."""
+    q = turn.question
+    if SEARCH not in tools or not q.scope or q.overview or q.focus_tokens == q.tokens or q.time_range is not None:
+        return []
+    a, b = clip(part, turn.duration)
+    if b <= a:
+        return []
+    within = clock_range(a, b)
+    if any((step.args or {}).get("within") == within for step in turn.called(SEARCH)):
+        return []
+    return [call(SEARCH, query=q.text, within=within, k=PART_K, modalities=["speech", "ocr"])]
 
 
 def _placed_span(turn: Turn) -> Span | None:

@@ -738,12 +738,18 @@ def _role_by_doing(text: str) -> str | None:
     """Someone asked for by what they are doing, as the parser reads it: a verb's -ing form after a
     kind of person ("the person narrating", "the guy reading the sonnet") or after "as" ("who is
     credited as producing it"), as the noun for one who
-    does it when WordNet knows that noun as a kind of person (narrator, reader); else None."""
+    does it when WordNet knows that noun as a kind of person (narrator, reader); else None. Someone
+    doing something over a question ("the guy weighing up how much he could help") is someone in
+    what is told, picked out by what they do there, not a role the video credits."""
     from ....qa.language import parse
 
-    for t in parse(text):
+    words = list(parse(text))
+    for n, t in enumerate(words):
         # "the guy reading": the -ing form on a kind of person; "who's listed as producing it": on "as"
         described = t.dep_ == "acl" and t.head.pos_ == "NOUN" and names_a_person(t.head.lemma_.lower())
+        clause = next((words[n + 1:m] for m in range(n + 1, len(words)) if words[m].is_punct), words[n + 1:])
+        if any(w.tag_ in _WH_TAGS for w in clause):
+            continue
         if t.tag_ == "VBG" and (described or (t.dep_ == "pcomp" and t.head.lower_ == "as")):
             found = next((noun for noun in _agent_nouns(t.lemma_.lower()) if names_a_person(noun) is True), None)
             if found:
@@ -788,9 +794,21 @@ def _asks_for_a_person(text: str) -> bool:
     return False
 
 
+def _opens_with_who(text: str) -> bool:
+    """Whether the question proper opens with "who" (after any "so", "and", "ok"), as the parser reads
+    it: then it asks for someone, whatever a clause after it asks ("who is the man wondering how much
+    he could do?" is no question about an amount)."""
+    from ....qa.language import parse
+
+    first = next((t for t in parse(text) if not (t.is_punct or t.pos_ in ("INTJ", "CCONJ") or t.dep_ == "intj")), None)
+    return first is not None and first.tag_ in ("WP", "WP$") and first.lower_ in ("who", "whom", "whose")
+
+
 def _answer_type(lower: str) -> str | None:
     if _WHAT_SOUND.search(lower):
         return None  # the sound itself is the answer: its label or its description, not a name or a time
+    if _opens_with_who(lower):
+        return "person"
     for kind, pattern in _ANSWER_TYPES:
         if kind == "when" and _WH_CLAUSE.search(lower):
             continue  # "what is said when the door opens": "when" places the question, it asks no time

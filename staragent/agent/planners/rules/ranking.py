@@ -504,6 +504,17 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
     return list({frozenset(found): found for word in words if (found := set(tokenize(word)) & wanted)}.values())
 
 
+def names_part(q: Question, e: Evidence, tokens: set[str]) -> bool:
+    """Whether ``e`` is a line that only names the part the question asks about (its title card:
+    it holds the part's words), so says where to look, not what is asked there ("in the Shakespeare
+    sonnet, which season is called showy?"). It still answers what is shown (a credit on the card),
+    a title, or the kind of answer it holds beyond the question ("who wrote the sonnet?")."""
+    if not q.scope or q.asks_title or "ocr" in q.wants or not matched(q.scope_tokens, tokens):
+        return False
+    specific = q.answer_type not in (None, "entity")
+    return not (specific and has_type(beyond_question(e.text, q), q.answer_type))
+
+
 def rank(
     q: Question,
     evidence: list[Evidence],
@@ -639,7 +650,7 @@ def rank(
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
             score += (0.6 if e.modality == "audio" and q.moment is None else 0.1) / place  # a moment asked about says where, for a sound
-        if share > 0 or inside_focus:  # inside the part the question names, every line is a candidate
+        if share > 0 or (inside_focus and not names_part(q, e, tokens[e.key()])):  # inside the part the question names, every line is a candidate
             out.append(Scored(score, share, e))
     out.sort(key=lambda s: (-s.score, s.evidence.start))
     return out
