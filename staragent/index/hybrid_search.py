@@ -71,7 +71,8 @@ def _rank_visual(index: VideoIndex, query: str, encoder: QueryEncoder, depth: in
         for seg_id in by_keyframe.get(kf_id, []):
             if allowed is None or seg_id in allowed:
                 best[seg_id] = max(best.get(seg_id, -1.0), score)
-    return sorted(best.items(), key=lambda kv: -kv[1])[:depth]
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    return ranked if allowed is None else ranked[:depth]
 
 
 def _rank_passages(
@@ -100,7 +101,8 @@ def _rank_passages(
                 best[seg_id], meaning[seg_id] = score, stands_out
                 if row < len(texts):
                     matched[(modality, seg_id)] = texts[row]
-    return sorted(best.items(), key=lambda kv: -kv[1])[:depth], meaning
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    return ranked if allowed is None else ranked[:depth], meaning
 
 
 MEANING_WEIGHT = 0.3
