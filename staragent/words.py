@@ -516,6 +516,14 @@ def person_kinds() -> dict[str, frozenset[str]]:
     return {name: frozenset(words) for name, words in found.items()}
 
 
+@functools.lru_cache(maxsize=1)
+def person_names() -> frozenset[str]:
+    """Every one-word name of a person WordNet knows ("kennedy", "jfk", "austen", and "dickens",
+    "price" too, which are also common words). Empty without WordNet."""
+    _, synsets, instances = _noun_net()
+    return frozenset(w for offset in _below("person") & instances for w in synsets[offset][0] if w.isalpha())
+
+
 @functools.lru_cache(maxsize=4096)
 def place_kinds(name: str) -> frozenset[str]:
     """What a place known by name is, in WordNet's words, at every level ("amsterdam": national

@@ -2651,9 +2651,22 @@ def test_someone_picked_out_by_what_they_ponder_is_asked_for_by_name_not_as_a_cr
 
 def test_a_title_card_that_names_whose_words_are_asked_for_points_at_what_is_said_under_it():
     sonnet, _, novel = _cards_world()
-    tale = _reading(61, 108, ["Harbour Address - Mara Velde, 1961"], [])
+    tale = _reading(61, 108, ["Harbour Address - Tamsin Orrely, 1961"], [])
     said = _reading(61, 108, [], [(63, 70, "So, my friends of the coast,"), (71, 80, "ask not what the harbour gives you, ask what you give it.")])
     world = sonnet + tale + said + novel
-    final = _converse("whats the famous line velde says in this one", world,
+    final = _converse("whats the famous line orrely says in this one", world,
                       lambda query: [_hit(61.0, 108.0, *tale), _hit(0.0, 55.0, *sonnet), _hit(132.0, 160.0, *novel)])
     assert "ask not what the harbour" in final.content, final.content
+
+
+def test_a_name_only_one_title_card_holds_places_the_question_in_that_part():
+    """"the opening line of the orrely bit": no phrase names a part the rules know, but the name is on
+    one part's title card only, so the opening asked for is that part's, not the video's."""
+    sonnet, _, novel = _cards_world()
+    tale = _reading(61, 108, ["Harbour Address - Tamsin Orrely, 1961"],
+                    [(63, 70, "The tide came in before the lamps were lit."), (71, 80, "And nobody on the quay looked up.")])
+    opening = _reading(0, 55, [], [(2, 50, "Those hours that with gentle work did frame the gaze.")])
+    world = sonnet + opening + tale + novel
+    final = _converse("whats the opening line of the orrely bit", world,
+                      lambda query: [_hit(61.0, 108.0, *tale), _hit(0.0, 55.0, *sonnet), _hit(132.0, 160.0, *novel)])
+    assert "tide came in" in final.content and "gentle work" not in final.content, final.content

@@ -33,6 +33,7 @@ from .focus import (
     part_of,
     parts_shown,
     person_referred,
+    placing_card,
     ranges_read,
     standout_span,
     whole_read,
@@ -153,46 +154,26 @@ def _search_ranks(turn: Turn) -> dict[tuple, int]:
 def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     q = turn.question
     wanted = q.focus_tokens if focus else q.tokens
+    # a part placed by its title card holding the question's words ("the dickens bit"): those words
+    # say where, as a named part's do
+    card = placing_card(turn, focus[0]) if focus and not q.scope else None
+    place_words = matched(wanted, set(tokenize(card.text))) if card is not None else q.scope_tokens
+    wanted = (wanted - place_words) or wanted
     kind_words = TYPE_WORDS | (URL_WORDS if q.answer_type == "url" else frozenset())
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
-    context = {"wanted": wanted, "focus": focus, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
+    context = {"wanted": wanted, "focus": focus, "place_words": place_words, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
                "duration": turn.duration, "pointed": turn.previous_evidence if q.pronoun and (q.follow_up or q.refers_back) else None}
     scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
         scored = rank(q, turn.evidence(), **context)
-    if not focus and scored and (part := _titled_part(turn, scored[0].evidence)) is not None:
-        # "what's the famous line kennedy says?": the line that matched is a part's title card, which
-        # says where the part is, not what is said in it; the lines under it are read for the rest
-        card = scored[0].evidence
-        own = wanted - set(tokenize(card.text))
-        if own or q.wants == {"speech"}:
-            inside = [s for s in rank(q, read or turn.evidence(), **{**context, "wanted": own or wanted, "focus": [part]}) if s.evidence.key() != card.key()]
-            scored = inside or scored
     asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
     if asked and any(s.evidence.modality in asked for s in scored):
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
     return scored
-
-
-CARD_SLACK_S = 1.0
-"""how far a title card's time on screen may differ from its part's and still mark it"""
-
-
-def _titled_part(turn: Turn, line: Evidence) -> Span | None:
-    """The part of the video ``line`` is the title card of (on screen from the part's start to its
-    end, in a video its titles split into parts), unless it answers the question itself (it holds the
-    kind of answer asked for, or a title is asked for)."""
-    q = turn.question
-    if line.modality != "ocr" or q.asks_title or (q.answer_type and has_type(beyond_question(line.text, q), q.answer_type)):
-        return None
-    parts = parts_shown(turn)
-    if len(parts) < 2:
-        return None
-    return next(((a, b) for a, b in parts if abs(line.start - a) <= CARD_SLACK_S and line.end >= b - CARD_SLACK_S), None)
 
 
 def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:

@@ -5,6 +5,7 @@ previous answer cited."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ....errors import StarAgentError
@@ -12,8 +13,9 @@ from ....index.text import tokenize
 from ....qa.layout import popped_up
 from ....qa.names import person_names
 from ....timecodes import clock_range, parse_range
-from ....tools.summary import parts_of
+from ....tools.summary import PART_MIN_S, parts_of
 from ....words import is_name_word, kinds_of
+from ....words import person_names as known_person_names
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
 from .ranking import heard_words, matched, names_in_question
@@ -330,6 +332,8 @@ def named_spans(turn: Turn) -> list[Span] | None:
     spans: list[Span] = []
     if q.scope and (found := part_of(turn, q.scope)) is not None:
         spans.append(found)
+    elif not q.scope and not (base is not None and (q.refers_back or q.follow_up)) and (carded := part_on_card(turn)) is not None:
+        spans.append(carded)
     if q.position and (found := position_span(q.position, duration, q.credits)) is not None:
         if spans:  # "the sonnet that opens the video": the named part, where it overlaps the opening
             spans = [s for s in spans if s[0] < found[1] and s[1] > found[0]] or spans
@@ -340,6 +344,60 @@ def named_spans(turn: Turn) -> list[Span] | None:
     if base is not None and (q.refers_back or q.follow_up) and not own_words_found(turn) and not person_referred(turn):
         return [widen_to_part(turn, base)]  # (what else "he" did is wherever his name is, not only where the last answer was)
     return None
+
+
+CARD_SLACK_S = 1.0
+"""how far a title card's time on screen may differ from its part's and still mark it"""
+
+
+@functools.lru_cache(maxsize=1)
+def _person_name_stems() -> frozenset[str]:
+    return frozenset(t[0] for w in known_person_names() if len(t := tokenize(w)) == 1)
+
+
+def _names_given(q) -> set[str]:
+    """The question's words that are names: of a person WordNet knows ("dickens", "jfk"), or no word
+    WordNet lists in lower case ("orrinwick")."""
+    people = _person_name_stems()
+    return {t for t in q.tokens if t in people} | {t for name in names_in_question(q, q.tokens) for t in name}
+
+
+def _is_card(e, names: set[str]) -> bool:
+    """Whether ``e`` is a title card naming someone in ``names``: an on-screen line up as long as a
+    part's title is (``PART_MIN_S``), with a person's name in it ("Charles Dickens" in "A Tale of Two
+    Cities - Charles Dickens") that holds one of them (not "Price: $579" for "price")."""
+    if e.modality != "ocr" or e.end - e.start < PART_MIN_S or not names:
+        return False
+    written = [piece for name in person_names(e.text) for piece in re.split(r"\s+-\s+", name) if person_names(piece)]
+    return any(matched(names, set(tokenize(name))) for name in written)
+
+
+def placing_card(turn: Turn, part: Span):
+    """The title card that placed the question in ``part`` (``part_on_card``): on screen over the
+    whole of it, naming someone the question names; or None."""
+    names = _names_given(turn.question)
+    return next((e for e in turn.evidence() if abs(e.start - part[0]) <= CARD_SLACK_S and abs(e.end - part[1]) <= CARD_SLACK_S
+                 and _is_card(e, names)), None)
+
+
+def part_on_card(turn: Turn) -> Span | None:
+    """The part a person the question names places it in, though no phrase of it names a part ("whats
+    the opening line of the dickens bit", "what does jfk say about the country"): where the one title
+    card naming them (an on-screen line up as long as a part's title is) is on screen, when every line
+    read or found that holds a word of the question is said or shown there. A line up for most of the
+    video (a window's title) places nothing; nor does a card that names no one ("Released under the
+    Open Film License" for "under what licence can I share it?": it is the answer, not a place)."""
+    q = turn.question
+    found = [e for e in turn.evidence() if e.modality in ("ocr", "speech")]
+    holding = [e for e in found if matched(q.tokens, set(tokenize(e.text)))] if q.tokens else []
+    names = _names_given(q) if holding else set()
+    cards = {(e.start, e.end) for e in holding if _is_card(e, names)}
+    if len(cards) != 1:
+        return None
+    (a, b), = cards
+    if turn.duration and b - a >= STANDING * turn.duration:
+        return None
+    return (a, b) if all(e.start >= a - CARD_SLACK_S and e.end <= b + CARD_SLACK_S for e in holding) else None
 
 
 def listens_to_all(q) -> bool:

@@ -172,7 +172,7 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     missing = wanted - found
     if not missing:
         return found
-    people = _person_kind_stems()
+    people = person_kind_stems()
     named = {word for t in tokens for word in people.get(t, ())}  # what the people these tokens name were
     for w in missing:
         if (_equivalents().get(w, frozenset()) | _adjective_equivalents(w)) & tokens or w in named \
@@ -182,7 +182,7 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _person_kind_stems() -> dict[str, frozenset[str]]:
+def person_kind_stems() -> dict[str, frozenset[str]]:
     """``words.person_kinds`` in the stems questions and lines are tokenized to."""
     stems: dict[str, set[str]] = {}
     for name, kinds in person_kinds().items():
@@ -504,12 +504,13 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
     return list({frozenset(found): found for word in words if (found := set(tokenize(word)) & wanted)}.values())
 
 
-def names_part(q: Question, e: Evidence, tokens: set[str]) -> bool:
+def names_part(q: Question, e: Evidence, tokens: set[str], place_words: set[str]) -> bool:
     """Whether ``e`` is a line that only names the part the question asks about (its title card:
-    it holds the part's words), so says where to look, not what is asked there ("in the Shakespeare
-    sonnet, which season is called showy?"). It still answers what is shown (a credit on the card),
-    a title, or the kind of answer it holds beyond the question ("who wrote the sonnet?")."""
-    if not q.scope or q.asks_title or "ocr" in q.wants or not matched(q.scope_tokens, tokens):
+    it holds the words that place the question, ``place_words``), so says where to look, not what is
+    asked there ("in the Shakespeare sonnet, which season is called showy?"). It still answers what is
+    shown (a credit on the card), a title, or the kind of answer it holds beyond the question ("who
+    wrote the sonnet?")."""
+    if not place_words or q.asks_title or "ocr" in q.wants or not matched(place_words, tokens):
         return False
     specific = q.answer_type not in (None, "entity")
     return not (specific and has_type(beyond_question(e.text, q), q.answer_type))
@@ -526,13 +527,15 @@ def rank(
     boxes: dict[tuple, Box] | None = None,
     duration: float | None = None,
     pointed: list[Evidence] | None = None,
+    place_words: set[str] | None = None,
 ) -> list[Scored]:
     """Every line that bears on the question, best first. ``focus``: the spans the question names
     (lines outside them are left out when any line is inside); ``search_rank``: the rank (1 = best)
     of the search hit each line came with, by ``Evidence.key()``; ``edge``: the moment a question
     placed right after or before something points at (the nearer a sound, the likelier); ``boxes``:
     where on the frame each on-screen line was read; ``duration``: the video's length; ``pointed``:
-    what "it" in the question points at (the last answer's lines)."""
+    what "it" in the question points at (the last answer's lines); ``place_words``: the words that
+    only say where to look (a named part's, by default)."""
     echo = echo_words(q)  # a question carried by its function words is matched on them
     wanted = (q.tokens if wanted is None else wanted) | echo
     if echo:  # the named part's words ("according to the Kessel excerpt") say where to look, its function words what is asked
@@ -650,7 +653,7 @@ def rank(
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
             score += (0.6 if e.modality == "audio" and q.moment is None else 0.1) / place  # a moment asked about says where, for a sound
-        if share > 0 or (inside_focus and not names_part(q, e, tokens[e.key()])):  # inside the part the question names, every line is a candidate
+        if share > 0 or (inside_focus and not names_part(q, e, tokens[e.key()], q.scope_tokens if place_words is None else place_words)):  # inside the part the question names, every line is a candidate
             out.append(Scored(score, share, e))
     out.sort(key=lambda s: (-s.score, s.evidence.start))
     return out
