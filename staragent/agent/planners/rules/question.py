@@ -27,7 +27,7 @@ from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....qa.frame import Placed, placed_terms
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, verb_edge
+from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, place_kind_words, verb_edge
 from ....words import names_a_sound as _names_a_sound_word
 
 POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
@@ -1547,6 +1547,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     question.owner = _owner(text, question.operands)
     asked_noun = _asked_for(asked_lower)
     question.asked_for = _singular(asked_noun) if asked_noun else None  # "which buttons" asks for buttons as "which button" does
+    if question.answer_type == "entity" and question.asked_for in place_kind_words():
+        question.answer_type = "place"  # "which place ...", "what town ...": a kind WordNet files places under, known by name
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
     unset = _IN_THE_VIDEO.sub(" ", _without_title(unset, video_name))  # "in the readings video", "in the screen recording": the whole of it, no part
