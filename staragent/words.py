@@ -494,9 +494,9 @@ def _hypernyms() -> dict[str, tuple[str, ...]]:
 
 @functools.lru_cache(maxsize=1)
 def person_kinds() -> dict[str, frozenset[str]]:
-    """The people WordNet knows by name, by each one-word name ("kennedy", "jfk", "shakespeare",
-    "austen"): what they were, in one-word kinds up to three levels above them ("president", "poet",
-    "dramatist", "writer"), and their other one-word names ("kennedy": "jfk"). A question
+    """The people WordNet knows by name, by each one-word name ("lincoln", "roosevelt", "fdr",
+    "dickinson"): what they were, in one-word kinds up to three levels above them ("president", "poet",
+    "writer"), and their other one-word names ("roosevelt": "fdr"). A question
     names people by such words ("the president's speech", "the playwright's poem"), and the video by their
     names. A name that is also a common word is left out. Empty without WordNet."""
     lemmas, synsets, instances = _noun_net()
@@ -517,9 +517,9 @@ def person_kinds() -> dict[str, frozenset[str]]:
 
 
 @functools.lru_cache(maxsize=1)
-def person_names() -> frozenset[str]:
-    """Every one-word name of a person WordNet knows ("kennedy", "jfk", "austen", and "dickens",
-    "price" too, which are also common words). Empty without WordNet."""
+def person_name_words() -> frozenset[str]:
+    """Every one-word name of a person WordNet knows ("lincoln", "fdr", "darwin", and "hope", "price"
+    too, which are also common words). Empty without WordNet."""
     _, synsets, instances = _noun_net()
     return frozenset(w for offset in _below("person") & instances for w in synsets[offset][0] if w.isalpha())
 

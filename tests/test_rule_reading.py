@@ -2618,12 +2618,12 @@ def test_an_ordinal_used_as_an_adverb_names_the_part_done_in_that_place():
 
 
 def test_inside_a_named_part_the_line_meant_is_found_though_it_shares_no_word_with_the_question():
-    """"showy" is nowhere in the sonnet, "gaudy" is: the part's title card holds only the words that
+    """"cruel" is nowhere in the sonnet, "harsh" is: the part's title card holds only the words that
     name the part, so the answer is the line the search made inside the part ranks first by meaning."""
     sonnet, tale, _ = _cards_world()
-    said = _reading(0, 55, [], [(3, 15, "From fairest creatures we desire increase."), (20, 30, "And only herald to the gaudy spring.")])
+    said = _reading(0, 55, [], [(3, 15, "The gulls rose over the grey water."), (20, 30, "And harsh was the April of that year.")])
     world = sonnet + said + tale
-    question = "in the moss sonnet which time of year gets called showy"
+    question = "in the moss sonnet which month gets called cruel"
     searched = []
 
     def search(query):
@@ -2634,29 +2634,30 @@ def test_inside_a_named_part_the_line_meant_is_found_though_it_shares_no_word_wi
 
     final = _converse(question, world, search)
     assert question in searched
-    assert "spring" in final.content and "Sonnet 5" not in final.content, final.content
+    assert "April" in final.content and "Sonnet 5" not in final.content, final.content
 
 
 def test_someone_picked_out_by_what_they_ponder_is_asked_for_by_name_not_as_a_credited_role():
-    asked = analyse("in the austen part who is the guy weighing up how much he could help them out?")
+    # a "calculator" is a kind of person to WordNet, but this one is calculating over a question
+    asked = analyse("in the orrinwick part who is the guy calculating how much he could lend them?")
     assert asked.answer_type == "person" and asked.role is None, (asked.answer_type, asked.role)
-    assert analyse("who is the person narrating the dickens passage, whats their name?").role == "narrator"
+    assert analyse("who is the person narrating the moss passage, whats their name?").role == "narrator"
     world = _reading(132, 160, ["Hearth and Heather - Jane Orrinwick"],
-                     [(133, 139, "Tom Ferrars had then leisure to consider how much he might do for them."),
-                      (140, 143, "He was not an ill-disposed young man.")])
-    final = _converse("in the orrinwick part who is the guy weighing up how much he could help them out?", world,
+                     [(133, 139, "Tom Pellow sat down to work out how much he might lend them."),
+                      (140, 143, "He was not an unkind man.")])
+    final = _converse("in the orrinwick part who is the guy calculating how much he could lend them?", world,
                       lambda query: [_hit(132.0, 160.0, *world)])
-    assert "Tom Ferrars" in final.content and not says_nothing_found(final.content), final.content
+    assert "Tom Pellow" in final.content and not says_nothing_found(final.content), final.content
 
 
 def test_a_title_card_that_names_whose_words_are_asked_for_points_at_what_is_said_under_it():
     sonnet, _, novel = _cards_world()
     tale = _reading(61, 108, ["Harbour Address - Tamsin Orrely, 1961"], [])
-    said = _reading(61, 108, [], [(63, 70, "So, my friends of the coast,"), (71, 80, "ask not what the harbour gives you, ask what you give it.")])
+    said = _reading(61, 108, [], [(63, 70, "So, my friends of the coast,"), (71, 80, "keep a lamp lit for every boat still out.")])
     world = sonnet + tale + said + novel
     final = _converse("whats the famous line orrely says in this one", world,
                       lambda query: [_hit(61.0, 108.0, *tale), _hit(0.0, 55.0, *sonnet), _hit(132.0, 160.0, *novel)])
-    assert "ask not what the harbour" in final.content, final.content
+    assert "keep a lamp lit" in final.content, final.content
 
 
 def test_a_name_only_one_title_card_holds_places_the_question_in_that_part():
@@ -2665,8 +2666,8 @@ def test_a_name_only_one_title_card_holds_places_the_question_in_that_part():
     sonnet, _, novel = _cards_world()
     tale = _reading(61, 108, ["Harbour Address - Tamsin Orrely, 1961"],
                     [(63, 70, "The tide came in before the lamps were lit."), (71, 80, "And nobody on the quay looked up.")])
-    opening = _reading(0, 55, [], [(2, 50, "Those hours that with gentle work did frame the gaze.")])
+    opening = _reading(0, 55, [], [(2, 50, "The gulls rose over the grey water.")])
     world = sonnet + opening + tale + novel
     final = _converse("whats the opening line of the orrely bit", world,
                       lambda query: [_hit(61.0, 108.0, *tale), _hit(0.0, 55.0, *sonnet), _hit(132.0, 160.0, *novel)])
-    assert "tide came in" in final.content and "gentle work" not in final.content, final.content
+    assert "tide came in" in final.content and "gulls" not in final.content, final.content

@@ -63,7 +63,7 @@ class CrossModalSearch(Tool):
         query: str = Field(description="what to look for, in a few words", max_length=MAX_QUERY_CHARS)
         modalities: list[str] | None = Field(None, description="subset of speech, ocr, visual, caption, audio")
         k: int = Field(5, ge=1, le=MAX_SEARCH_RESULTS, description="how many spans to return")
-        within: TimeRangeArg | None = Field(None, description="only search inside this time range, e.g. \"1:02-1:48\"")
+        within: TimeRangeArg | None = Field(None, description="only search inside this time range, e.g. \"4:00-5:30\"")
 
     Result = SearchResultModel
 

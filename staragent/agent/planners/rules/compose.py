@@ -154,7 +154,7 @@ def _search_ranks(turn: Turn) -> dict[tuple, int]:
 def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     q = turn.question
     wanted = q.focus_tokens if focus else q.tokens
-    # a part placed by its title card holding the question's words ("the dickens bit"): those words
+    # a part placed by its title card holding the question's words ("the darwin bit"): those words
     # say where, as a named part's do
     card = placing_card(turn, focus[0]) if focus and not q.scope else None
     place_words = matched(wanted, set(tokenize(card.text))) if card is not None else q.scope_tokens

@@ -14,8 +14,7 @@ from ....qa.layout import popped_up
 from ....qa.names import person_names
 from ....timecodes import clock_range, parse_range
 from ....tools.summary import PART_MIN_S, parts_of
-from ....words import is_name_word, kinds_of
-from ....words import person_names as known_person_names
+from ....words import is_name_word, kinds_of, person_name_words
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
 from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
 from .ranking import heard_words, matched, names_in_question
@@ -352,11 +351,11 @@ CARD_SLACK_S = 1.0
 
 @functools.lru_cache(maxsize=1)
 def _person_name_stems() -> frozenset[str]:
-    return frozenset(t[0] for w in known_person_names() if len(t := tokenize(w)) == 1)
+    return frozenset(t[0] for w in person_name_words() if len(t := tokenize(w)) == 1)
 
 
 def _names_given(q) -> set[str]:
-    """The question's words that are names: of a person WordNet knows ("dickens", "jfk"), or no word
+    """The question's words that are names: of a person WordNet knows ("darwin", "fdr"), or no word
     WordNet lists in lower case ("orrinwick")."""
     people = _person_name_stems()
     return {t for t in q.tokens if t in people} | {t for name in names_in_question(q, q.tokens) for t in name}
@@ -364,8 +363,8 @@ def _names_given(q) -> set[str]:
 
 def _is_card(e, names: set[str]) -> bool:
     """Whether ``e`` is a title card naming someone in ``names``: an on-screen line up as long as a
-    part's title is (``PART_MIN_S``), with a person's name in it ("Charles Dickens" in "A Tale of Two
-    Cities - Charles Dickens") that holds one of them (not "Price: $579" for "price")."""
+    part's title is (``PART_MIN_S``), with a person's name in it ("Charles Darwin" in "On the Origin
+    of Species - Charles Darwin") that holds one of them (not "Price: $579" for "price")."""
     if e.modality != "ocr" or e.end - e.start < PART_MIN_S or not names:
         return False
     written = [piece for name in person_names(e.text) for piece in re.split(r"\s+-\s+", name) if person_names(piece)]
@@ -382,15 +381,16 @@ def placing_card(turn: Turn, part: Span):
 
 def part_on_card(turn: Turn) -> Span | None:
     """The part a person the question names places it in, though no phrase of it names a part ("whats
-    the opening line of the dickens bit", "what does jfk say about the country"): where the one title
+    the opening line of the darwin bit", "what does fdr say about fear"): where the one title
     card naming them (an on-screen line up as long as a part's title is) is on screen, when every line
     read or found that holds a word of the question is said or shown there. A line up for most of the
     video (a window's title) places nothing; nor does a card that names no one ("Released under the
     Open Film License" for "under what licence can I share it?": it is the answer, not a place)."""
     q = turn.question
-    found = [e for e in turn.evidence() if e.modality in ("ocr", "speech")]
-    holding = [e for e in found if matched(q.tokens, set(tokenize(e.text)))] if q.tokens else []
-    names = _names_given(q) if holding else set()
+    names = _names_given(q)  # most questions give none: the lines are not read for them
+    if not names:
+        return None
+    holding = [e for e in turn.evidence() if e.modality in ("ocr", "speech") and matched(q.tokens, set(tokenize(e.text)))]
     cards = {(e.start, e.end) for e in holding if _is_card(e, names)}
     if len(cards) != 1:
         return None

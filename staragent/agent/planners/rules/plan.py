@@ -230,9 +230,9 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
 
 
 def _search_inside(turn: Turn, part: Span, tools: set[str]) -> list[dict]:
-    """For a question about a part it names ("in the sonnet, which season is called showy?"), the
+    """For a question about a part it names ("in the ballad, which month gets called cruel?"), the
     question searched again inside that part alone: the lines there ranked by meaning as well as by
-    words, since the line that answers may share no word with the question ("gaudy spring")."""
+    words, since the line that answers may share no word with the question ("harsh April")."""
     q = turn.question
     if SEARCH not in tools or not q.scope or q.overview or q.focus_tokens == q.tokens or q.time_range is not None:
         return []

@@ -739,7 +739,7 @@ def _role_by_doing(text: str) -> str | None:
     kind of person ("the person narrating", "the guy reading the sonnet") or after "as" ("who is
     credited as producing it"), as the noun for one who
     does it when WordNet knows that noun as a kind of person (narrator, reader); else None. Someone
-    doing something over a question ("the guy weighing up how much he could help") is someone in
+    doing something over a question ("the woman working out how much she could lend") is someone in
     what is told, picked out by what they do there, not a role the video credits."""
     from ....qa.language import parse
 

@@ -167,7 +167,7 @@ def matched(wanted: set[str], tokens: set[str] | frozenset[str]) -> set[str]:
     """The question's words found among ``tokens``, a word also matching one it begins or ends
     ("grow" ~ "growth", "direct" ~ "director"): stemming does not join such pairs; one it is
     equivalent to (``EQUIVALENT_WORDS``: "score" finds "MUSIC"); and the name of a person WordNet
-    knows as what the word says ("president" finds "Kennedy", "jfk" finds "Kennedy")."""
+    knows as what the word says ("president" finds "Lincoln", "fdr" finds "Roosevelt")."""
     found = wanted & tokens
     missing = wanted - found
     if not missing:
@@ -507,9 +507,9 @@ def names_in_question(q: Question, wanted: set[str]) -> list[set[str]]:
 def names_part(q: Question, e: Evidence, tokens: set[str], place_words: set[str]) -> bool:
     """Whether ``e`` is a line that only names the part the question asks about (its title card:
     it holds the words that place the question, ``place_words``), so says where to look, not what is
-    asked there ("in the Shakespeare sonnet, which season is called showy?"). It still answers what is
+    asked there ("in the Darwin lecture, which bird gets called tame?"). It still answers what is
     shown (a credit on the card), a title, or the kind of answer it holds beyond the question ("who
-    wrote the sonnet?")."""
+    gave the lecture?")."""
     if not place_words or q.asks_title or "ocr" in q.wants or not matched(place_words, tokens):
         return False
     specific = q.answer_type not in (None, "entity")
