@@ -2,7 +2,7 @@
 
     .venv/bin/python eval/fit_operation.py [--no-write]
 
-Training questions: every blind round in ``eval/blind`` but the held-out newest (each case's last question; a case of kind
+Training questions: every blind round in ``eval/blind`` whose first run is recorded (each case's last question; a case of kind
 ``summary`` is a positive). Validation: ``../shared/eval/dev_qa.json``, never trained on. Each question
 is masked against its video's own words (the indexes in ``.cache/bench/cache-answers``, built by
 ``perf/answers.py``) and embedded with the bundled e5-small; the model is an L2-regularised
@@ -24,12 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fit_ranker import DEV_SET, _contexts, video_paths  # noqa: E402
+from fit_ranker import DEV_SET, _contexts, trained_rounds, video_paths  # noqa: E402
 
 from staragent.qa.operation import WEIGHTS_FILE, bundled_embed, operation_text, video_vocabulary  # noqa: E402
 
-HELD_OUT = {"round25.json"}
-"""the newest round stays out of training until its first run is recorded"""
 L2 = 0.01
 STEPS = 3000
 RATE = 0.5
@@ -67,7 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    train_files = sorted(p for p in (ROOT / "eval" / "blind").glob("round*.json") if p.name not in HELD_OUT)
+    train_files = trained_rounds()
     files = [*train_files, DEV_SET]
     paths = {key: video for f in files for key, video in video_paths(f).items()}
     contexts = _contexts({str(v): v for v in set(paths.values())})

@@ -2,8 +2,8 @@
 
     .venv/bin/python eval/fit_ranker.py [--train FILE ...] [--validate FILE] [--no-write]
 
-Training questions (default: every blind round in ``eval/blind`` except the held-out one named in
-its README) and validation questions (default: ``../shared/eval/dev_qa.json``, never trained on) are
+Training questions (default: every blind round in ``eval/blind`` whose first run is recorded in
+``perf/results/blind_rounds.json``; a round not yet run stays out, its first run is the honest measure) and validation questions (default: ``../shared/eval/dev_qa.json``, never trained on) are
 fact-question files. For each question every line of its video's index gets its features; the lines
 that answer it are those inside its ``span`` whose text, read with their neighbours, matches one of
 its ``any`` patterns (else the lines that begin inside the span). The weights maximise the likelihood of those
@@ -33,7 +33,7 @@ from staragent.qa.frame import SpacyQuestionReader  # noqa: E402
 from staragent.qa.lines import pool_of  # noqa: E402
 from staragent.qa.retrieve import signals  # noqa: E402
 
-HELD_OUT = {"round21.json"}
+FIRST_RUNS = ROOT / "perf" / "results" / "blind_rounds.json"
 DEV_SET = ROOT.parent / "shared" / "eval" / "dev_qa.json"
 ABSENT_KINDS = ("absent",)
 SKIPPED_KINDS = ("summary", "visual-refusal")
@@ -84,6 +84,14 @@ def examples(path: Path, contexts: dict) -> list[Example]:
             positive[matched or began or inside] = True
         found.append(Example(case.get("id", "?"), rows, positive, case.get("kind") in ABSENT_KINDS))
     return found
+
+
+def trained_rounds() -> list[Path]:
+    """The blind rounds a model may be fitted on: those whose first run is recorded. A round committed
+    but not yet run is held out, so its first run still measures questions no fitted weight has seen."""
+    runs = json.loads(FIRST_RUNS.read_text())["runs"]
+    recorded = {Path(run["file"]).name for run in runs}
+    return sorted(p for p in (ROOT / "eval" / "blind").glob("round*.json") if p.name in recorded)
 
 
 def video_paths(path: Path) -> dict[tuple[Path, str], Path]:
@@ -141,7 +149,7 @@ def main() -> None:
     parser.add_argument("--validate", type=Path, default=DEV_SET)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    train_files = args.train or sorted(p for p in (ROOT / "eval" / "blind").glob("round*.json") if p.name not in HELD_OUT)
+    train_files = args.train or trained_rounds()
     files = [*train_files, args.validate]
     paths = {key: video for f in files for key, video in video_paths(f).items()}
     by_video = _contexts({str(v): v for v in set(paths.values())})
