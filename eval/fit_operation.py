@@ -63,9 +63,10 @@ def counts(p: np.ndarray, y: np.ndarray, threshold: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--train", nargs="*", type=Path, help="round files to fit on (default: every round whose first run is recorded)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    train_files = trained_rounds()
+    train_files = args.train or trained_rounds()
     files = [*train_files, DEV_SET]
     paths = {key: video for f in files for key, video in video_paths(f).items()}
     contexts = _contexts({str(v): v for v in set(paths.values())})
@@ -104,7 +105,7 @@ def main() -> None:
         "fitted_on": [f"eval/blind/{f.name}" for f in train_files],
         "validated_on": "shared/eval/dev_qa.json",
         "metrics": {"held_out_rounds": counts(held, y, threshold), "dev": counts(dev_p, dev_y, threshold)},
-        "command": "python eval/fit_operation.py",
+        "command": "python eval/fit_operation.py" + (" --train " + " ".join(f"eval/blind/{f.name}" for f in train_files) if args.train else ""),
     }
     print(json.dumps(result["metrics"], indent=1), "threshold", result["threshold"])
     for text, p, label in zip(dev_texts, dev_p, dev_y):
