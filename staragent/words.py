@@ -474,11 +474,33 @@ def place_names() -> frozenset[str]:
     return frozenset(w.replace("_", " ") for offset in _below("location") & instances for w in synsets[offset][0])
 
 
+KIND_LEVELS = 3
+"""how far above a named place a kind may be ("amsterdam": national capital, capital, city)"""
+KIND_OF_PLACES = 3
+"""named places a kind must hold, so a one-off entry ("San Andreas Fault") does not make "fault" a kind of place"""
+PLACE_SENSES = 2
+"""how many of a word's commonest senses are looked at: "country" is a nation first, its land second"""
+
+
 @functools.lru_cache(maxsize=1)
 def place_kind_words() -> frozenset[str]:
-    """The kinds the places WordNet knows by name are ("city", "country", "island", ...): what a
-    question asking for a geographic place names ("which town ..."), and no studio or office is."""
-    return frozenset(kind for name in place_names() for kind in place_kinds(name))
+    """The one-word kinds the places WordNet knows by name are ("city", "country", "town", ...): what
+    a question asking for a geographic place names ("which town ..."). A kind counts when it lies a
+    few levels above several named places and one of the word's commonest senses is a location, so
+    neither an abstraction above every place ("entity", "part") nor a word whose place sense is rare
+    ("fault", "line", "form") asks for a place. Empty without WordNet."""
+    lemmas, synsets, instances = _noun_net()
+    located, parents = _below("location"), _hypernyms()
+    held: dict[str, int] = {}
+    for offset in located & instances:
+        level, seen = [offset], set()
+        for _ in range(KIND_LEVELS):
+            level = [p for o in level for p in parents.get(o, ()) if p not in seen]
+            seen.update(level)
+        for word in {w for o in seen for w in synsets[o][0]}:
+            held[word] = held.get(word, 0) + 1
+    return frozenset(word for word, count in held.items() if count >= KIND_OF_PLACES and "_" not in word
+                     and any(o in located and o not in instances for o in lemmas.get(word, ())[:PLACE_SENSES]))
 
 
 @functools.lru_cache(maxsize=1)

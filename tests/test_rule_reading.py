@@ -2399,6 +2399,38 @@ def test_the_buttons_of_a_pop_up_are_its_choices_not_the_button_that_opened_it()
     assert not any(other in final.content for other in ("Apply", "look OK", "undone in")), final.content  # its buttons, nothing else
 
 
+def test_the_buttons_of_a_pop_up_named_by_its_quoted_question_are_its_choices():
+    """The quote names the dialog; what is asked is on it, so the dialog's own line is no answer."""
+    lines, boxes = _screen(*PRINTER_WINDOW, (0.0, 40.0, "Apply", (0.85, 0.05, 0.92, 0.08)), *PRINTER_DIALOG)
+    final = _converse("what are the two buttons on the 'does the printer look OK' popup?", lines,
+                      [_hit(31.0, 33.0, *lines[3:]), _hit(0.0, 40.0, *lines[:3])], boxes=boxes, silent=True)
+    assert "Undo Changes" in final.content and "Keep Changes" in final.content, final.content
+    assert not any(other in final.content for other in ("Apply", "undone in")), final.content
+    assert not analyse("when does the 'Settings will be undone' popup come up?").names_popup  # a quote alone still finds it by its words
+
+
+def test_it_in_the_question_stands_for_what_the_clause_before_it_names():
+    """"the card has a date and place on it, what is it?" asks for the date and the place, which the
+    line under the title holds, not the title that names the card."""
+    asked = analyse("the velde card has a date and place on it, what is it?")
+    assert (asked.answer_type, asked.asked_for) == ("date", "date"), (asked.answer_type, asked.asked_for)
+    world = _reading(0, 40, ["Harbour Address - Mara Velde, 1859", "Lisbon, March 3, 1859"], [(2, 30, "The boats came in before the storm.")])
+    final = _converse("the velde card has a date and place on it, what is it?", world, [_hit(0.0, 40.0, *world)])
+    assert "March 3" in final.content and "Lisbon" in final.content, final.content
+    assert analyse("the last card gives a web address, what is it?").answer_type == "url"
+
+
+def test_a_word_whose_place_sense_is_rare_asks_for_no_place():
+    """"what faults does the narrator give him" asks for faults, not a geological fault: a kind asks
+    for a place only when it is what named places are ("which town")."""
+    from staragent.words import place_kind_words
+
+    kinds = place_kind_words()
+    assert {"city", "town", "country", "place"} <= kinds and not {"fault", "part", "line", "form", "entity"} & kinds
+    assert analyse("what faults does the narrator say the young man has").answer_type != "place"
+    assert analyse("which town does the speaker come from?").answer_type == "place"
+
+
 def test_a_phrase_set_before_the_question_names_the_part_it_is_about():
     world = [*_reading(0, 50, ["Inaugural Address - Ada Brandt"], [(5, 12, "Ask not what your harbour can do for you, ask what you can do for your harbour.")]),
              *_reading(50, 100, ["Harbour Song - Mara Velde"], [(55, 62, "The boats came in before the storm.")])]

@@ -41,6 +41,7 @@ from .focus import (
 )
 from .intents import intent_answer
 from .question import (
+    CHOICE_TOKENS,
     TITLE_TOKENS,
     TYPE_WORDS,
     URL_WORDS,
@@ -51,7 +52,6 @@ from .question import (
     said_only_by_verb,
 )
 from .ranking import (
-    CHOICE_TOKENS,
     LASTING_SOUND,
     MONTH_DAY,
     NAME_CARRIES_S,

@@ -32,6 +32,8 @@ from ....words import names_a_sound as _names_a_sound_word
 
 POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
 """what a person calls text that comes up over a window and goes again"""
+CHOICE_TOKENS = frozenset(tokenize("button option choice answer"))
+"""what a person calls one of the choices a pop-up offers"""
 
 SPEECH_WORDS = {"say", "said", "says", "saying", "mention", "mentioned", "mentions", "talk", "talks", "talked", "spoken",
                 "speak", "speaks", "narration", "announce", "announced", "explain", "explained", "told", "tell",
@@ -470,7 +472,9 @@ class Question:
         """Whether the question is about text that came up over a window ("the pop-up", "the dialog"),
         without quoting it ("when does the 'Drag to change' tip pop up?" finds it by its words)."""
         # something that pops up is a pop-up when it is what is asked for, or has the buttons asked for
-        return (bool(_POPUP_NOUN.search(self.text)) or _pops_up(self.text, asked=self.asked_for != "button")) and not self.quoted
+        # a quote names the pop-up itself, unless what is asked is one of its choices ("the buttons on the 'Save changes?' dialog")
+        return (bool(_POPUP_NOUN.search(self.text)) or _pops_up(self.text, asked=self.asked_for != "button")) \
+            and (not self.quoted or bool(set(tokenize(self.asked_for or "")) & CHOICE_TOKENS))
 
     @property
     def required_tokens(self) -> set[str]:
@@ -702,6 +706,28 @@ def _after_clause(text: str) -> str:
     if opening is None or opening.tag_ in _WH_TAGS or opening.pos_ == "AUX":
         return text
     return text[m.end():]
+
+
+def _with_antecedent(text: str, asked: str) -> str:
+    """The question proper with the pronoun it asks about replaced by the thing the clause before it
+    names, as the parser reads them: "the card has a date and place on it, what is it?" asks what the
+    date and place are; "the last card gives a web address, what is it?" asks for the address. Only a
+    pronoun that is what a form of "be" is about, after an opening clause whose verb has an object."""
+    from ....qa.language import parse
+
+    if asked == text or not text.endswith(asked):
+        return asked
+    doc = parse(asked)
+    pronoun = next((t for t in doc if t.pos_ == "PRON" and t.tag_ not in _WH_TAGS and t.dep_ in ("nsubj", "attr") and t.head.lemma_ == "be"), None)
+    if pronoun is None:
+        return asked
+    lead = parse(text[: len(text) - len(asked)])
+    root = next((t for t in lead if t.dep_ == "ROOT"), None)
+    thing = next((t for t in lead if root is not None and t.head.i == root.i and t.i != root.i and t.dep_ in ("dobj", "attr") and t.pos_ in ("NOUN", "PROPN")), None)
+    if thing is None:
+        return asked
+    named = " and ".join(" ".join([*(c.text for c in n.lefts if c.dep_ == "compound"), n.text]) for n in (thing, *thing.conjuncts))
+    return asked[: pronoun.idx] + "the " + named + asked[pronoun.idx + len(pronoun.text):]
 
 
 def _without_leading_adverbs(text: str) -> str:
@@ -1522,7 +1548,8 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         relation = relation_to = between = None  # "is the speech before or after the poem?": both are found, then put in order
     if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
         relation_to = next((q for q in quoted if text[m.end() - 1 :].lstrip("'\"“‘").startswith(q)), relation_to)
-    asked_lower = _after_clause(bare_lower)  # the question proper, after any "when ...," that places it
+    # the question proper, after any "when ...," that places it, and what its "it" stands for
+    asked_lower = _with_antecedent(bare_lower, _after_clause(bare_lower))
     question = Question(
         text=text,
         keywords=keywords,

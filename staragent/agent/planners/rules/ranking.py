@@ -46,7 +46,15 @@ from ....words import (
     place_kinds,
     place_names,
 )
-from .question import POPUP_TOKENS, SOUND_TOKENS, URL_WORDS, VOICE_TOKENS, Question, function_words
+from .question import (
+    CHOICE_TOKENS,
+    POPUP_TOKENS,
+    SOUND_TOKENS,
+    URL_WORDS,
+    VOICE_TOKENS,
+    Question,
+    function_words,
+)
 
 MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?:\s?(?:" + "|".join(SCALE_WORDS) + r")\b)?", re.I)
@@ -312,7 +320,6 @@ def button_action(q: Question, e: Evidence) -> frozenset[str]:
     return next((action for action in _ACTIONS if verb[0] in action), frozenset())
 
 
-CHOICE_TOKENS = frozenset(tokenize("button option choice answer"))
 
 
 def is_choice(e: Evidence, popups: set[tuple]) -> bool:
