@@ -294,3 +294,26 @@ def test_an_on_screen_value_is_read_with_the_label_beside_it_and_the_title_above
     assert "Resolution" in lines["1280 × 1024 (5:4)"].labels  # the label on its row
     assert lines["Dr. Amara Singh"].labels == ["Opening Keynote"]  # a slide's title over the line under it
     assert not any("Keynote" in label for label in lines["1280 × 1024 (5:4)"].labels)  # another moment's slide labels nothing here
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("when does the titel come up", "title"), ("acording to the card", "according"),
+                                              ("what is the first sentance", "sentence"), ("read it from the begining", "beginning")])
+def test_a_slip_of_the_keyboard_in_a_question_is_read_as_the_word_meant(typed, meant):
+    from staragent.qa.language import respelled
+
+    assert meant in respelled(typed).split()
+
+
+def test_names_function_words_and_words_with_several_neighbours_are_left_as_typed():
+    from staragent.qa.language import respelled
+
+    for typed in ("does mr darcy show up", "the box beside the screen", "whose turn is it", "Titel Records made it", "what a pitty",
+                  "what does kennedy tell his fellow americans", "the bunnys nose"):  # a name WordNet knows; a form of a word
+        assert respelled(typed) == typed, respelled(typed)
+
+
+def test_the_question_readers_read_a_misspelled_word_as_meant():
+    from staragent.agent.planners.rules.question import analyse
+
+    assert "title" in analyse("at what point does the titel show up on screen").keywords
+    assert "title" in SpacyQuestionReader().read("at what point does the titel show up on screen").terms

@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from ..timecodes import times_in_text
-from .language import parse
+from .language import parse, respelled
 
 AnswerType = Literal[
     "person", "place", "organization", "date", "time", "moment", "duration", "money", "count", "number",
@@ -209,7 +209,7 @@ class SpacyQuestionReader:
     def read(self, question: str, previous: QuestionFrame | None = None) -> QuestionFrame:
         from ..words import names_a_sound
 
-        text = " ".join(question.split())
+        text = respelled(" ".join(question.split()))  # "titel": title
         doc = parse(text)
         answer_type, focus = _answer_type(doc)
         wh = {t.i for t in doc if t.tag_ in ("WP", "WP$", "WRB", "WDT")}

@@ -87,3 +87,50 @@ def _keep(text: str, doc):
         while len(_PARSED) > _PARSED_MAX:
             _PARSED.popitem(last=False)
     return doc
+
+
+SPELLING_MIN = 5
+"""letters a word needs before a slip in it is put right: shorter words have too many neighbours"""
+_VOWELS = "aeiou"
+_SPELLED_TAGS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN")
+"""words that carry what a question is about; function words ("beside", "whose") are left as typed"""
+
+
+def _slips(word: str) -> set[str]:
+    """Words one slip of the keyboard from ``word``: a letter left out or one too many (but the last:
+    an ending makes a form of a word), two letters swapped, or a vowel for another ("sentance"). A
+    consonant for another is no slip here: it turns names into words ("darcy")."""
+    found = set()
+    for i in range(len(word) + 1):
+        found.update(word[:i] + c + word[i:] for c in "abcdefghijklmnopqrstuvwxyz")
+        if i < len(word) - 1:  # (not the last letter: "americans", "disposed" are forms of words, no slips)
+            found.add(word[:i] + word[i + 1:])
+        if i < len(word) and word[i] in _VOWELS:
+            found.update(word[:i] + v + word[i + 1:] for v in _VOWELS if v != word[i])
+        if i + 1 < len(word):
+            found.add(word[:i] + word[i + 1] + word[i] + word[i + 2:])
+    found.discard(word)
+    return found
+
+
+def respelled(text: str) -> str:
+    """``text`` with each slip in a lower-case word put right ("titel", "acording", "begining"): a word
+    English does not know (WordNet, in the form typed or as the parser lemmatises it, nor as a name) that is one
+    slip from exactly one word it does know. A word typed with a capital, a short word and a word
+    with two or more known neighbours are left as they are. Without WordNet, ``text`` unchanged."""
+    from ..words import common_words, is_noun
+
+    known = common_words()
+    if not known or not any(len(w) >= SPELLING_MIN for w in text.split()):
+        return text
+    parts, last = [], 0
+    for token in parse(text):
+        word = token.text
+        if len(word) < SPELLING_MIN or not (word.isalpha() and word.islower()) or token.pos_ not in _SPELLED_TAGS \
+                or word in known or is_noun(word) or token.lemma_.lower() in known:  # (a name WordNet knows: "kennedy")
+            continue
+        fixes = {w for w in _slips(word) if w in known}
+        if len(fixes) == 1:
+            parts += [text[last:token.idx], fixes.pop()]
+            last = token.idx + len(word)
+    return "".join([*parts, text[last:]])

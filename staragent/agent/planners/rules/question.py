@@ -26,6 +26,7 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....qa.frame import Placed, placed_terms
+from ....qa.language import respelled
 from ....timecodes import parse_time, point_window
 from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, place_kind_words, verb_edge
 from ....words import names_a_sound as _names_a_sound_word
@@ -1501,7 +1502,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     file name, whose words a question may use to name the video itself; ``asks_summary``: the fitted
     model that tells a request for an overview (``qa.operation.SummaryAsk`` over the video's words;
     without one, the same model over no video's words)."""
-    text = with_apostrophes(without_interjections(re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip()))
+    text = respelled(with_apostrophes(without_interjections(re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'")).strip())))
     quoted = quoted_phrases(text)
     reported = None if quoted else reported_words(text)
     if reported:
