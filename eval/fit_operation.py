@@ -96,16 +96,17 @@ def main() -> None:
     print(f"best held-out thresholds: {best[0]:.2f}-{best[-1]:.2f}")
     threshold = float(best[-1])  # the highest of them: as many summaries found, fewer false alarms to come
     w, b = fit(x, y)
+    fitted = [f"eval/blind/{f.name}" for f in train_files]
     dev_p = 1 / (1 + np.exp(-(dev_x @ w + b)))
     result = {
         "weights": [round(float(v), 6) for v in w],
         "bias": round(b, 6),
         "threshold": round(threshold, 3),
         "embedder": "e5-small",
-        "fitted_on": [f"eval/blind/{f.name}" for f in train_files],
+        "fitted_on": fitted,
         "validated_on": "shared/eval/dev_qa.json",
         "metrics": {"held_out_rounds": counts(held, y, threshold), "dev": counts(dev_p, dev_y, threshold)},
-        "command": "python eval/fit_operation.py" + (" --train " + " ".join(f"eval/blind/{f.name}" for f in train_files) if args.train else ""),
+        "command": "python eval/fit_operation.py" + (" --train " + " ".join(fitted) if args.train else ""),
     }
     print(json.dumps(result["metrics"], indent=1), "threshold", result["threshold"])
     for text, p, label in zip(dev_texts, dev_p, dev_y):

@@ -490,14 +490,10 @@ def place_kind_words() -> frozenset[str]:
     neither an abstraction above every place ("entity", "part") nor a word whose place sense is rare
     ("fault", "line", "form") asks for a place. Empty without WordNet."""
     lemmas, synsets, instances = _noun_net()
-    located, parents = _below("location"), _hypernyms()
+    located = _below("location")
     held: dict[str, int] = {}
     for offset in located & instances:
-        level, seen = [offset], set()
-        for _ in range(KIND_LEVELS):
-            level = [p for o in level for p in parents.get(o, ()) if p not in seen]
-            seen.update(level)
-        for word in {w for o in seen for w in synsets[o][0]}:
+        for word in {w for o in _above([offset], KIND_LEVELS) for w in synsets[o][0]}:
             held[word] = held.get(word, 0) + 1
     return frozenset(word for word, count in held.items() if count >= KIND_OF_PLACES and "_" not in word
                      and any(o in located and o not in instances for o in lemmas.get(word, ())[:PLACE_SENSES]))
@@ -514,6 +510,19 @@ def _hypernyms() -> dict[str, tuple[str, ...]]:
     return {child: tuple(found) for child, found in parents.items()}
 
 
+def _above(offsets, levels: int | None = None, skip: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The synsets ``offsets`` are kinds or named instances of, up to ``levels`` above them (every
+    level without a bound), not reaching through any in ``skip``."""
+    parents = _hypernyms()
+    found: set[str] = set()
+    level, depth = list(offsets), 0
+    while level and (levels is None or depth < levels):
+        level = [p for o in level for p in parents.get(o, ()) if p not in found and p not in skip]
+        found.update(level)
+        depth += 1
+    return found
+
+
 @functools.lru_cache(maxsize=1)
 def person_kinds() -> dict[str, frozenset[str]]:
     """The people WordNet knows by name, by each one-word name ("lincoln", "roosevelt", "fdr",
@@ -522,17 +531,12 @@ def person_kinds() -> dict[str, frozenset[str]]:
     names people by such words ("the president's speech", "the playwright's poem"), and the video by their
     names. A name that is also a common word is left out. Empty without WordNet."""
     lemmas, synsets, instances = _noun_net()
-    parents = _hypernyms()
     anyone = set(lemmas.get("person", ())[:1])  # "person", "someone", "individual": a kind that says nothing
     common = common_words()  # "hope", "bell": in a line, mostly the word, not Bob Hope
     found: dict[str, set[str]] = {}
     for offset in _below("person") & instances:
         names = {w for w in synsets[offset][0] if w.isalpha() and w not in common}
-        kinds: set[str] = set()
-        level = [p for p in parents.get(offset, ()) if p not in anyone]
-        for _ in range(3):
-            kinds.update(w for o in level for w in synsets[o][0] if w.isalpha())
-            level = [p for o in level for p in parents.get(o, ()) if p not in anyone]
+        kinds = {w for o in _above([offset], 3, skip=anyone) for w in synsets[o][0] if w.isalpha()}
         for name in names:
             found.setdefault(name, set()).update(kinds | names - {name})
     return {name: frozenset(words) for name, words in found.items()}
@@ -552,11 +556,7 @@ def place_kinds(name: str) -> frozenset[str]:
     capital, capital, city, municipality ...; "germany": european country, country ...); empty for a
     name WordNet does not know as a place."""
     lemmas, synsets, instances = _noun_net()
+    own = lemmas.get(name.lower().replace(" ", "_"), ())
     located = _below("location")
-    parents = _hypernyms()
-    level = [o for o in lemmas.get(name.lower().replace(" ", "_"), ()) if o in instances and o in located]
-    seen: set[str] = set(level)
-    while level:
-        level = [p for o in level for p in parents.get(o, ()) if p not in seen]
-        seen.update(level)
-    return frozenset(w.replace("_", " ") for o in seen - set(lemmas.get(name.lower().replace(" ", "_"), ())) for w in synsets[o][0])
+    kinds = _above([o for o in own if o in instances and o in located]) - set(own)
+    return frozenset(w.replace("_", " ") for o in kinds for w in synsets[o][0])

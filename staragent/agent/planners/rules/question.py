@@ -723,7 +723,8 @@ def _with_antecedent(text: str, asked: str) -> str:
         return asked
     lead = parse(text[: len(text) - len(asked)])
     root = next((t for t in lead if t.dep_ == "ROOT"), None)
-    thing = next((t for t in lead if root is not None and t.head.i == root.i and t.i != root.i and t.dep_ in ("dobj", "attr") and t.pos_ in ("NOUN", "PROPN")), None)
+    thing = None if root is None else next(
+        (t for t in root.children if t.dep_ in ("dobj", "attr") and t.pos_ in ("NOUN", "PROPN")), None)
     if thing is None:
         return asked
     named = " and ".join(" ".join([*(c.text for c in n.lefts if c.dep_ == "compound"), n.text]) for n in (thing, *thing.conjuncts))

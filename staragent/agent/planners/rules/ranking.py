@@ -320,8 +320,6 @@ def button_action(q: Question, e: Evidence) -> frozenset[str]:
     return next((action for action in _ACTIONS if verb[0] in action), frozenset())
 
 
-
-
 def is_choice(e: Evidence, popups: set[tuple]) -> bool:
     """Whether a line of a pop-up (``popups``: keys, see ``popped_up``) is one of the choices it
     offers: a short label, not its question or its message ("Keep This Configuration", not "Does the
