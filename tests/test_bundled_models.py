@@ -103,6 +103,18 @@ def test_passages_embedded_by_two_callers_at_once_get_the_vectors_one_caller_get
     assert alone.memory_bytes() == alone._file.stat().st_size  # one caller at a time never loads a second copy
 
 
+def test_a_query_longer_than_e5_reads_is_embedded_from_its_first_window(built):
+    """What e5 reads of a query is its first 512 tokens: what follows them changes nothing (the
+    engine would otherwise average every window, and a long question would cost one pass each)."""
+    _, pool = built
+    embedder = pool.get("text_embedder")
+    start = " ".join(f"slide {i} shows the quarterly figures for region {i}" for i in range(80))
+    one, other = embedder.embed_queries([start + " and the price of the camera", start + " 🙂 日本語 مرحبا" * 40])
+    assert np.allclose(one, other, atol=1e-6)
+    short = embedder.embed_queries(["what is the price of the camera", "when does the music start"])
+    assert not np.allclose(short[0], short[1], atol=1e-3)  # a query that fits is read whole
+
+
 # ---------------------------------------------------------------- damaged packs
 
 

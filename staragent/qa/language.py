@@ -98,6 +98,9 @@ def _keep(text: str, doc):
 
 SPELLING_MIN = 5
 """letters a word needs before a slip in it is put right: shorter words have too many neighbours"""
+SPELLING_MAX = 34
+"""one more letter than WordNet's longest word: a longer run of letters is no slip, and its neighbours
+would cost 54 a letter to look up"""
 _VOWELS = "aeiou"
 _SPELLED_TAGS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN")
 """words that carry what a question is about; function words ("beside", "whose") are left as typed"""
@@ -134,7 +137,7 @@ def respelled(text: str) -> str:
     quotes = [m.span() for m in QUOTE.finditer(text)]  # what is quoted is the video's words, or another language's
     for token in parse(text):
         word = token.text
-        if any(a <= token.idx < b for a, b in quotes) or len(word) < SPELLING_MIN or not (word.isalpha() and word.islower()) or token.pos_ not in _SPELLED_TAGS \
+        if any(a <= token.idx < b for a, b in quotes) or not SPELLING_MIN <= len(word) <= SPELLING_MAX or not (word.isalpha() and word.islower()) or token.pos_ not in _SPELLED_TAGS \
                 or word in known or is_noun(word) or token.lemma_.lower() in known:  # (a name WordNet knows: "kennedy")
             continue
         fixes = {w for w in _slips(word) if w in known}
