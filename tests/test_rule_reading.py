@@ -2703,3 +2703,16 @@ def test_a_name_only_one_title_card_holds_places_the_question_in_that_part():
     final = _converse("whats the opening line of the orrely bit", world,
                       lambda query: [_hit(61.0, 108.0, *tale), _hit(0.0, 55.0, *sonnet), _hit(132.0, 160.0, *novel)])
     assert "tide came in" in final.content and "gulls" not in final.content, final.content
+
+
+def test_a_field_named_by_the_word_it_is_labelled_with_is_its_value_though_nothing_shows_the_other_words():
+    """"the note under the checkbox": the screen shows the note as "Note: ..." and no word "checkbox";
+    the word that otherwise only says where to look names the field, and its value is the answer."""
+    world = [line("extract_scene_text", "ocr", 4.0, 36.0, text) for text in
+             ("Settings", "Duplicate screens", "Note: may lower the refresh rate", "Resolution:", "1920 × 1080 (16:9)", "Apply")]
+    for question in ("there's a small note under the duplicate checkbox, what does it warn u about",
+                     "what does the little note beside the duplicate option say?"):
+        final = _converse(question, world, [_hit(4.0, 36.0, *world)])
+        assert "refresh rate" in final.content and not says_nothing_found(final.content), (question, final.content)
+    assert "u" not in analyse("what does it warn u about").keywords  # a pronoun in chat's spelling names nothing
+    assert "duplicate" in analyse("what does it warn about the duplicate option").keywords

@@ -65,6 +65,7 @@ from .ranking import (
     lone_name,
     matched,
     named_sound,
+    names_field,
     names_in_question,
     names_place,
     normalised,
@@ -1021,6 +1022,8 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
     labels = labelled(turn.evidence(), boxes_of(lines_read(turn)))
     if any(matched(wanted | asked, set(tokenize(label_text(labels, e)))) and tokenize(beyond_question(e.text, q)) for e in cited):
         return []  # a value under or beside a label the question names ("Orientation:" | "Landscape")
+    if any(names_field(q, e) for e in cited):
+        return []  # or after it ("Note: may limit resolution options")
     if lost or (untyped and missing):
         return [w for w in q.subject if set(tokenize(w)) & missing] or sorted(missing)
     return []

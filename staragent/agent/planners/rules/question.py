@@ -26,7 +26,7 @@ from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
 from ....qa.frame import Placed, placed_terms
-from ....qa.language import quoted_phrases, respelled
+from ....qa.language import parse, quoted_phrases, respelled
 from ....timecodes import parse_time, point_window
 from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, place_kind_words, verb_edge
 from ....words import names_a_sound as _names_a_sound_word
@@ -497,11 +497,13 @@ def content_words(text: str) -> list[str]:
     # "times" asks for a product ("3 times the price") or a count ("how many times"); else it is a word ("the best of times")
     counted = _MULTIPLIED.search(text.lower()) or re.search(r"\bhow many times\b", text, re.I)
     operation_words = OPERATION_WORDS if counted else OPERATION_WORDS - {"times"}
+    # a pronoun in chat's spelling ("what does it warn u about") is no more content than "you"
+    pronouns = {t.lower_ for t in parse(text) if t.pos_ == "PRON"}
     out = []
     for w in words:
         bare = w.strip(".,:'’").lower()
         bare = re.sub(r"['’]s$", "", bare)
-        if not bare or bare in STOPWORDS or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS \
+        if not bare or bare in STOPWORDS or bare in pronouns or _NEGATED.fullmatch(bare) or bare in operation_words or bare in FILLER_WORDS \
                 or _CLOCK_WORD.fullmatch(bare) or _question_word(bare):
             continue  # a clock time says where to look, not what to look for
         out.append(re.sub(r"['’]s$", "", w.strip(".,'’?")))

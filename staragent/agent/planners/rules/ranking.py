@@ -463,6 +463,19 @@ def clipped_field(q: Question, evidence: list[Evidence], tokens: dict[tuple, set
     return (short[0], fields.pop()) if len(fields) == 1 else None
 
 
+def field_label(e: Evidence) -> set[str]:
+    """The words of the label an on-screen line begins with ("Note: may limit ..." -> {note})."""
+    label = LABEL.match(e.text) if e.modality == "ocr" else None
+    return set(tokenize(label[1])) if label else set()
+
+
+def names_field(q: Question, e: Evidence) -> bool:
+    """Whether ``e`` is the value of a field the question names by its label, saying more than the
+    question ("the note under the checkbox" -> "Note: may limit resolution options")."""
+    label = field_label(e)
+    return bool(label) and label <= set(tokenize(" ".join(q.keywords))) and bool(tokenize(beyond_question(e.text, q)))
+
+
 def stray_sign(text: str) -> bool:
     """"Q", "x": an icon read as a letter or two, no text."""
     return sum(c.isalnum() for c in text) <= 2
@@ -550,6 +563,9 @@ def rank(
     tokens = {e.key(): set(tokenize(heard_words(e))) | implied[e.key()] for e in evidence}
     if (short := clipped_field(q, evidence, tokens)) is not None:
         wanted = (wanted - {short[0]}) | {short[1]}  # "what res is it at?": the field "Resolution:" it is short for
+    # "the note under the checkbox": a word that otherwise only says where to look ("note", "warning")
+    # names a field when a line on screen is labelled with it ("Note: may limit ..."), and is looked for
+    wanted |= (set(tokenize(" ".join(q.keywords))) - wanted) & set().union(*map(field_label, evidence))
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
     unheard = frozenset(wanted - matched(wanted, set().union(*tokens.values()))) if "audio" in q.wants else frozenset()
