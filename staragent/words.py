@@ -50,7 +50,8 @@ def doer_base(word: str) -> str | None:
         return None
     words = vocabulary()
     for base in (word[:-2], word[:-1], word[:-2] + "e"):
-        if len(base) >= 4 and base in words:
+        # (a doer is named from a verb's bare form, never a form in "-ing": "Rollinger" is no "rolling" + "er")
+        if len(base) >= 4 and base in words and not base.endswith("ing"):
             return base
     return None
 

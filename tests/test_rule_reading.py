@@ -100,6 +100,13 @@ def test_an_of_phrase_belongs_to_its_own_item_unless_the_other_item_repeats_its_
     assert compared.owner == "TeamNest" and all("TeamNest" in o for o in compared.operands)
 
 
+def test_a_credit_is_found_by_the_verb_of_its_role_but_a_name_holds_no_verb():
+    """"who directed it?" finds "Director"; a surname that ends like an agent noun is no verb's doer,
+    so "when do the credits start rolling?" is not answered by a "Rollinger" in them."""
+    assert set(tokenize("directed")) <= set(tokenize("Director")) and set(tokenize("produced")) <= set(tokenize("Producer"))
+    assert not set(tokenize("rolling")) & set(tokenize("Serge Rollinger"))
+
+
 def test_words_ocr_glued_together_are_found_by_their_parts():
     assert {"door", "open"} <= set(tokenize("Doorsopen19:30"))
     assert {"late", "fee"} <= set(tokenize("Latefee: 15EUR"))
@@ -2716,3 +2723,32 @@ def test_a_field_named_by_the_word_it_is_labelled_with_is_its_value_though_nothi
         assert "refresh rate" in final.content and not says_nothing_found(final.content), (question, final.content)
     assert "u" not in analyse("what does it warn u about").keywords  # a pronoun in chat's spelling names nothing
     assert "duplicate" in analyse("what does it warn about the duplicate option").keywords
+
+
+def test_a_short_sentence_is_quoted_with_the_one_cast_like_it_beside_it():
+    """"We had all of it. We had none of it.": one statement in two sentences; a question about either
+    half is answered with both, and a sentence cast otherwise is left out."""
+    world = _reading(0, 40, ["A Tale of Two Harbours - Mara Velde"],
+                     [(2, 4, "It was the summer of plenty."), (4.5, 6, "It was the winter of want."),
+                      (7, 8.5, "We had all of it before us."), (9, 10.5, "We had none of it before us."),
+                      (11, 20, "The harbour master kept his ledgers closed all that year, and said nothing to the boats.")])
+    for question, half in (("in the harbours reading, what did 'we' have in front of us?", "none of it"),
+                           ("the harbours reading pairs plenty with something bleak, what was the bleak one?", "winter of want")):
+        final = _converse(question, world, [_hit(0.0, 40.0, *world)])
+        assert half in final.content and "ledgers" not in final.content, (question, final.content)
+
+
+def test_the_first_line_of_a_named_part_is_its_opening_not_the_videos():
+    asked = analyse("what's the first line of the harbours bit")
+    assert asked.words_at == "start" and "first" not in asked.keywords, asked.keywords
+
+
+def test_what_a_box_that_pops_up_says_is_the_pop_ups_text_not_the_button_that_opened_it():
+    """"a box pops up - what does it say?": "it" is the thing that popped up (the parser may hang
+    "box" on the verb before it), so the answer is the dialog's text, not "Apply"."""
+    lines, boxes = _screen(*PRINTER_WINDOW, (0.0, 40.0, "Apply", (0.85, 0.05, 0.92, 0.08)), *PRINTER_DIALOG)
+    assert analyse("after they hit apply a box pops up - what does it say?").names_popup
+    assert not analyse("when does the title pop up? what does it say").names_popup  # a title that comes on is no pop-up
+    final = _converse("after they hit apply a box pops up - what does it say?", lines,
+                      [_hit(0.0, 40.0, *lines[:3]), _hit(31.0, 33.0, *lines[3:])], boxes=boxes, silent=True)
+    assert "printer look OK" in final.content and "“Apply”" not in final.content, final.content

@@ -1007,8 +1007,9 @@ STAGES: tuple[Stage, ...] = (
           version=5),
     # version 5: Snowball stemming, and short glued words split ("Latefee"); 6: British spellings read as
     # American ones, agent nouns also counted as their verbs ("Director" ~ "directed"); 7: glued runs split
-    # around short function words ("THEFINANCIALSUPPORT")
-    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=7),
+    # around short function words ("THEFINANCIALSUPPORT"); 8: an agent noun's verb is never a form in
+    # "-ing" ("Rollinger" no longer holds "rolling")
+    Stage("lexical", ("segments",), ("bm25",), lambda ctx: {}, run_lexical, version=8),
     Stage("text_vectors", ("segments",), ("text_vectors",), _text_vector_params, run_text_vectors, role="text_embedder"),
 )
 

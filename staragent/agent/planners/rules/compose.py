@@ -189,6 +189,12 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     if not tokenize(beyond_question(best.text, q)):
         # the line only repeats the question ("the hour of the tide"): what is asked is said right after it
         chosen += [following] if (following := _next_line(turn, best, within=3.0)) is not None else []
+    elif best.modality == "speech" and (partner := _partner(turn, best)) is not None and cast_alike(best.text, partner.text) \
+            and tokenize(beyond_question(partner.text, q)):
+        # "We had everything before us." "We had nothing before us.": a short sentence and the one cast
+        # like it beside it make one statement, and either may be what is asked (not one the question
+        # itself quotes: "besides the best of times, what else was it?")
+        chosen.append(partner)
     if best.modality == "audio" and sound_kind(best) != "silence":
         # what the tagger named and what the acoustic statistics measured at the same moment say more
         # together ("Church bell" and "steady tone near 220 Hz"; "Sine wave" and "880 Hz beep")
@@ -280,6 +286,17 @@ def _partner(turn: Turn, line: Evidence) -> Evidence | None:
     if before is None or (after is not None and shared[after.key()] >= shared[before.key()]):
         return after
     return before
+
+
+PAIRED_WORDS = 8
+"""the most words each of two sentences cast alike has ("It was the spring of hope.")"""
+
+
+def cast_alike(a: str, b: str) -> bool:
+    """Two short sentences built the same way: they open with the same words ("It was the ...", "We
+    had ..."), two of the first three at least (a recogniser may drop the first)."""
+    wa, wb = re.findall(r"[a-z']+", a.lower()), re.findall(r"[a-z']+", b.lower())
+    return 0 < len(wa) <= PAIRED_WORDS and 0 < len(wb) <= PAIRED_WORDS and len(set(wa[:3]) & set(wb[:3])) >= 2
 
 
 def _continuation(turn: Turn, line: Evidence) -> Evidence | None:

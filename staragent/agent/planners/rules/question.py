@@ -578,9 +578,18 @@ def _pops_up(text: str, asked: bool = True) -> bool:
     pop up?" asks when something appears, no pop-up."""
     from ....qa.language import parse
 
-    return any(_is_pop_up(t) and (not asked or any(s.dep_ in ("nsubj", "nsubjpass") and any(w.tag_ in _WH_TAGS for w in s.subtree)
-                                                   for s in t.children))
-               for t in parse(text))
+    doc = parse(text)
+    for t in filter(_is_pop_up, doc):
+        # (its subject; or the noun right before it, where the parser hung that noun on another verb)
+        subjects = [s for s in t.children if s.dep_ in ("nsubj", "nsubjpass")] or [doc[t.i - 1]] * (t.i > 0 and doc[t.i - 1].pos_ == "NOUN")
+        if not asked or any(w.tag_ in _WH_TAGS for s in subjects for w in s.subtree):
+            return True
+        # "a box pops up - what does it say?": said of it, then asked about "it", the thing that popped up
+        # ("when does the title pop up?" asks no more of it)
+        said = not any(w.tag_ in _WH_TAGS for w in t.subtree)
+        if said and any(s.pos_ == "NOUN" for s in subjects) and any(w.lower_ == "it" and w.dep_ in ("nsubj", "nsubjpass") and w.i > t.i for w in doc):
+            return True
+    return False
 
 
 def _is_pop_up(token) -> bool:
@@ -1637,6 +1646,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if (m := _WORDS_AT.search(bare)) and not question.asks_moment:
         edge = (m["edge"] or m["edge2"]).lower()
         question.words_at = "start" if edge in ("begin", "start", "open", "first", "opening") else "end"
+        question.keywords = _without(question.keywords, edge)  # "the first line of ...": where in it, not what
         if question.scope:  # "the first line of the poem": the poem
             question.scope = re.sub(r"^(?:first|opening|last|closing|final)\s+(?:words?|lines?|sentences?)\s+(?:of|in)\s+(?:the\s+)?", "",
                                     question.scope, flags=re.I) or None

@@ -469,11 +469,18 @@ def field_label(e: Evidence) -> set[str]:
     return set(tokenize(label[1])) if label else set()
 
 
+def where_words(q: Question) -> set[str]:
+    """The tokens of the question's words that otherwise only say where to look ("note", "screen")."""
+    return set(tokenize(" ".join(q.keywords))) - q.tokens
+
+
 def names_field(q: Question, e: Evidence) -> bool:
-    """Whether ``e`` is the value of a field the question names by its label, saying more than the
-    question ("the note under the checkbox" -> "Note: may limit resolution options")."""
+    """Whether ``e`` is the value of a field the question names by its label, with a word that would
+    otherwise only say where to look, saying more than the question ("the note under the checkbox" ->
+    "Note: may limit resolution options"). A label of the question's own words is no such sign: a
+    price shown is not the price of whatever the question names."""
     label = field_label(e)
-    return bool(label) and label <= set(tokenize(" ".join(q.keywords))) and bool(tokenize(beyond_question(e.text, q)))
+    return bool(label) and label <= where_words(q) and bool(tokenize(beyond_question(e.text, q)))
 
 
 def stray_sign(text: str) -> bool:
@@ -565,7 +572,7 @@ def rank(
         wanted = (wanted - {short[0]}) | {short[1]}  # "what res is it at?": the field "Resolution:" it is short for
     # "the note under the checkbox": a word that otherwise only says where to look ("note", "warning")
     # names a field when a line on screen is labelled with it ("Note: may limit ..."), and is looked for
-    wanted |= (set(tokenize(" ".join(q.keywords))) - wanted) & set().union(*map(field_label, evidence))
+    wanted |= (where_words(q) - wanted) & set().union(*map(field_label, evidence))
     read = [tokens[e.key()] for e in evidence if e.source != "cross_modal_search"]  # the span read competes; search hits elsewhere do not
     weights = word_weights(wanted, read or list(tokens.values()))
     unheard = frozenset(wanted - matched(wanted, set().union(*tokens.values()))) if "audio" in q.wants else frozenset()
