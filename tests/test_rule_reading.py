@@ -2752,3 +2752,14 @@ def test_what_a_box_that_pops_up_says_is_the_pop_ups_text_not_the_button_that_op
     final = _converse("after they hit apply a box pops up - what does it say?", lines,
                       [_hit(0.0, 40.0, *lines[:3]), _hit(31.0, 33.0, *lines[3:])], boxes=boxes, silent=True)
     assert "printer look OK" in final.content and "“Apply”" not in final.content, final.content
+
+
+def test_a_pop_up_placed_near_the_end_is_found_where_it_came_up_not_in_the_last_seconds():
+    """"that popup near the end": the stretch "near the end" names may begin after the pop-up has
+    gone; the pop-up nearest it is the one meant."""
+    window = [(520.0, 599.0, text, box) for _, _, text, box in PRINTER_WINDOW]
+    dialog = [(571.0, 573.0, text, box) for _, _, text, box in PRINTER_DIALOG]
+    lines, boxes = _screen(*window, (520.0, 599.0, "Apply", (0.85, 0.05, 0.92, 0.08)), (597.0, 599.0, "Closing", (0.1, 0.9, 0.2, 0.93)), *dialog)
+    final = _converse("that popup near the end - how long does it give u before it reverts?", lines,
+                      [_hit(520.0, 599.0, *lines)], boxes=boxes, silent=True)
+    assert "20 seconds" in final.content, final.content

@@ -164,6 +164,11 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
+    if focus and q.names_popup and (popups := [e for e in read if e.key() in popped_up(turn.evidence(), turn.duration)]) \
+            and not any(e.start < b and e.end > a for e in popups for a, b in focus):
+        # "that popup near the end": the pop-up nearest the stretch named, whose edge may cut it off
+        near = min(popups, key=lambda e: min(abs(e.start - a) + abs(e.end - b) for a, b in focus))
+        focus = [*focus, (near.start, near.end)]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
     context = {"wanted": wanted, "focus": focus, "place_words": place_words, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
