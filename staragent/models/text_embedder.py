@@ -78,12 +78,11 @@ class E5TextEmbedder:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         with self._engine() as engine:
+            texts = [_first_window(engine, t) for t in texts] if query else texts
             out = engine.encode([t if t.strip() else "-" for t in texts], is_query=query)
         return np.asarray(out, np.float32).reshape(len(texts), self.dim)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        with self._engine() as engine:
-            texts = [_first_window(engine, t) for t in texts]
         return self._embed(texts, query=True)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:

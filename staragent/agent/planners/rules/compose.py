@@ -164,8 +164,9 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
-    if focus and q.names_popup and (popups := [e for e in read if e.key() in popped_up(turn.evidence(), turn.duration)]) \
-            and not any(e.start < b and e.end > a for e in popups for a, b in focus):
+    popped = popped_up(turn.evidence(), turn.duration) if focus and q.names_popup else set()
+    popups = [e for e in read if e.key() in popped]
+    if popups and not any(e.start < b and e.end > a for e in popups for a, b in focus):
         # "that popup near the end": the pop-up nearest the stretch named, whose edge may cut it off
         near = min(popups, key=lambda e: min(abs(e.start - a) + abs(e.end - b) for a, b in focus))
         focus = [*focus, (near.start, near.end)]

@@ -576,8 +576,6 @@ def _pops_up(text: str, asked: bool = True) -> bool:
     and, with ``asked``, is what the question asks for (its subject holds the question word: "what
     hint pops up when they hover?"), so it is a pop-up, whatever it is called; "when does the title
     pop up?" asks when something appears, no pop-up."""
-    from ....qa.language import parse
-
     doc = parse(text)
     for t in filter(_is_pop_up, doc):
         # (its subject; or the noun right before it, where the parser hung that noun on another verb)
@@ -601,8 +599,6 @@ def _leading_topic(text: str) -> str | None:
     """The part a question names by a phrase set before it ("kennedy part - what does he say ...",
     "shakespeare poem: what do they hope never dies?"): a leading noun phrase with no verb, as the
     parser reads it; None otherwise."""
-    from ....qa.language import parse
-
     if (m := _LEADING_CLAUSE.match(text)) is None:
         return None
     lead = parse(m["lead"].strip())
@@ -621,8 +617,6 @@ def _leading_place(text: str) -> str | None:
     the parser reads it (a preposition of time places the question against a part instead, see
     ``_relation``); None otherwise."""
     from ....qa.frame import TEMPORAL
-    from ....qa.language import parse
-
     head, comma, rest = text.partition(",")
     if not comma or not rest.strip():
         return None
@@ -642,8 +636,6 @@ def _popup_nth(text: str) -> tuple[int | None, str | None]:
     """Which pop-up a question names by its place in time ("the first little tooltip", "the second
     tooltip", "the last dialog"), and the word that says so: the ordinal the parser finds on a noun
     naming a pop-up; (None, None) when it names none."""
-    from ....qa.language import parse
-
     for token in parse(text):
         # a noun for a pop-up, or the thing said to pop up ("the first little tooltip that pops up")
         popping = any(_is_pop_up(c) for c in token.children if c.dep_ == "relcl") or token.dep_ == "nsubj" and _is_pop_up(token.head)
@@ -666,8 +658,6 @@ def _main_question(text: str) -> str:
     tells what happened ("after hitting apply a box asks if the display looks ok. what are its
     buttons?"); and from the question word of the main clause on, when the text opens with a
     subordinate "when" ("when they hover over the box what hint pops up"); else ``text``."""
-    from ....qa.language import parse
-
     doc = parse(text)
     sentences = list(doc.sents)
 
@@ -711,8 +701,6 @@ def _after_clause(text: str) -> str:
     m = _LEADING_CLAUSE.match(text)
     if m is None:
         return text
-    from ....qa.language import parse
-
     opening = next((t for t in parse(m["lead"]) if t.pos_ not in ("CCONJ", "INTJ", "PUNCT")), None)
     if opening is None or opening.tag_ in _WH_TAGS or opening.pos_ == "AUX":
         return text
@@ -724,8 +712,6 @@ def _with_antecedent(text: str, asked: str) -> str:
     names, as the parser reads them: "the card has a date and place on it, what is it?" asks what the
     date and place are; "the last card gives a web address, what is it?" asks for the address. Only a
     pronoun that is what a form of "be" is about, after an opening clause whose verb has an object."""
-    from ....qa.language import parse
-
     if asked == text or not text.endswith(asked):
         return asked
     doc = parse(asked)
@@ -745,8 +731,6 @@ def _with_antecedent(text: str, asked: str) -> str:
 def _without_leading_adverbs(text: str) -> str:
     """``text`` without the adverbs that open it before a question word ("roughly how many minutes
     in", "exactly when"), as the parser tags them: they say how precise to be, not what is asked."""
-    from ....qa.language import parse
-
     doc = parse(text)
     lead = 0
     while lead < len(doc) and doc[lead].pos_ == "ADV" and doc[lead].tag_ != "WRB":
@@ -759,8 +743,6 @@ def _without_leading_adverbs(text: str) -> str:
 def _without_relative_clauses(text: str) -> str:
     """``text`` without the clauses that only say which thing is meant, as the parser reads it: "the
     name of the guy who thought about how much he could do" asks for a name, not an amount."""
-    from ....qa.language import parse
-
     doc = parse(text)
     inside = {t.i for clause in doc if clause.dep_ == "relcl" for t in clause.subtree}
     return "".join(t.text_with_ws for t in doc if t.i not in inside).strip() if inside else text
@@ -779,8 +761,6 @@ def _role_by_doing(text: str) -> str | None:
     does it when WordNet knows that noun as a kind of person (narrator, reader); else None. Someone
     doing something over a question ("the woman working out how much she could lend") is someone in
     what is told, picked out by what they do there, not a role the video credits."""
-    from ....qa.language import parse
-
     words = list(parse(text))
     for n, t in enumerate(words):
         # "the guy reading": the -ing form on a kind of person; "who's listed as producing it": on "as"
@@ -801,8 +781,6 @@ def _at_which(text: str) -> re.Match | None:
     the parser reads it (the preposition "at" over a noun a question word determines), asks for a
     moment whatever the noun, unless the noun has a kind of its own (a price: the caller asks only when
     the answer type is none or a bare thing). The match covers the question word and the noun."""
-    from ....qa.language import parse
-
     doc = parse(text)
     words = [t for t in doc if not t.is_punct]
     if len(words) >= 3 and words[0].lower_ == "at" and words[1].lower_ in ("what", "which") and words[2].pos_ == "NOUN" \
@@ -819,8 +797,6 @@ def _at_which(text: str) -> re.Match | None:
 def _asks_for_a_person(text: str) -> bool:
     """Whether the question asks for someone, as the parser and WordNet read it: the name of a kind
     of person ("the name of the guy who ..."), or which one of them ("what poet wrote it?")."""
-    from ....qa.language import parse
-
     for t in parse(text):
         asked = None
         if t.lemma_.lower() == "name" and t.pos_ == "NOUN":
@@ -836,8 +812,6 @@ def _opens_with_who(text: str) -> bool:
     """Whether the question proper opens with "who" (after any "so", "and", "ok"), as the parser reads
     it: then it asks for someone, whatever a clause after it asks ("who is the man wondering how much
     he could do?" is no question about an amount)."""
-    from ....qa.language import parse
-
     first = next((t for t in parse(text) if not (t.is_punct or t.pos_ in ("INTJ", "CCONJ") or t.dep_ == "intj")), None)
     return first is not None and first.tag_ in ("WP", "WP$") and first.lower_ in ("who", "whom", "whose")
 
@@ -864,8 +838,6 @@ def _embedded_type(text: str) -> str | None:
     """The answer type of a question asked inside a yes/no question ("does it say when ...", "do they
     mention who ..."), found by the parser: a question word that does not open the sentence, in a
     clause hung on a verb of saying or showing. "Does he laugh when the door opens?" asks no time."""
-    from ....qa.language import parse
-
     words = [t for t in parse(text) if not t.is_punct]
     for t in words[1:]:
         if t.tag_ in ("WRB", "WP", "WP$") and t.lower_ in _EMBEDDED_TYPES:
@@ -879,8 +851,6 @@ def said_only_by_verb(text: str) -> bool:
     """Whether speech is asked for only by a verb of saying ("what licence does it say at the end?"),
     which written words answer as well as a voice, and not by a noun that names speech ("the
     narration", "the lyrics", "the dialogue"), as the parser reads ``text``."""
-    from ....qa.language import parse
-
     if _SPOKEN_DIALOGUE.search(text.lower()):
         return False
     saying = [t for t in parse(text) if t.lower_ in SPEECH_WORDS or t.lemma_.lower() in SPEECH_WORDS]
@@ -892,16 +862,12 @@ _WH_TAGS = ("WDT", "WP", "WP$", "WRB")
 
 def _passive(text: str) -> bool:
     """Whether the parser reads ``text`` in the passive voice."""
-    from ....qa.language import parse
-
     return any(t.dep_ in ("auxpass", "nsubjpass") for t in parse(text))
 
 
 def _question_word(word: str) -> str | None:
     """The question word ``word`` is, as the parser reads it alone: "whats" typed without its
     apostrophe is "what" and "s"."""
-    from ....qa.language import parse
-
     first = next(iter(parse(word)), None)
     return first.lower_ if first is not None and first.tag_ in _WH_TAGS else None
 
@@ -910,8 +876,6 @@ def _edge_verbs(text: str) -> dict[str, set[str]]:
     """The verbs of ``text`` that say something begins or ends, by meaning (``words.verb_edge``: "kick
     in", "commence", "wrap up"), by edge ("start" | "end"), each with its words (the verb and its
     particle): they say which edge of the thing is asked for, not what to look for."""
-    from ....qa.language import parse
-
     found: dict[str, set[str]] = {}
     for t in parse(text):
         # the small parser takes a rarer verb for a noun ("do the credits commence?"): a word WordNet
@@ -927,8 +891,6 @@ def _edge_verbs(text: str) -> dict[str, set[str]]:
 
 def _without_verbs(keywords: list[str], text: str) -> list[str]:
     """``keywords`` without those the parser reads as verbs in ``text``."""
-    from ....qa.language import parse
-
     verbs = {t.lower_ for t in parse(text) if t.pos_ == "VERB"}
     return [w for w in keywords if w.lower() not in verbs]
 
@@ -1004,8 +966,6 @@ def _names_a_stretch(lower: str, phrase: str) -> bool:
     """Whether the operation word ``phrase`` is, as the parser reads ``lower``, a noun with its own
     article governed by a preposition ("in the gap between them", "during the break"): a place or
     a stretch the question points at, not the value it asks for ("in total" has no article)."""
-    from ....qa.language import parse
-
     if " " in phrase:
         return False
     return any(t.lower_ == phrase and t.dep_ == "pobj" and any(c.dep_ == "det" for c in t.children) for t in parse(lower))
@@ -1030,8 +990,6 @@ def _singular(noun: str) -> str:
     plural, as it is."""
     if not _plural(noun) or is_noun(noun):
         return noun
-    from ....qa.language import parse
-
     return next((t.lemma_.lower() for t in parse(noun)), noun)
 
 
@@ -1042,8 +1000,6 @@ def _asked_for(lower: str) -> str | None:
     # "what are the 2 buttons on it?", "what's the resolution": a form of "be" after the question word
     # asks for the subject the parser finds, as "which buttons" does
     from ....qa.frame import asked_noun
-    from ....qa.language import parse
-
     doc = parse(lower)
     wh = next((t for t in doc if t.tag_ in _WH_TAGS), None)
     if wh is None:
@@ -1213,8 +1169,6 @@ def reported_words(text: str) -> str | None:
     what your country can do for you... how does he end it?"), as the parser reads them: the clause
     hung on a verb of saying, when it is long enough to be a quotation and is not itself asked about
     (it opens with no question word) or told in other words (no "that", "if" or "whether")."""
-    from ....qa.language import parse
-
     doc = parse(text)
     for verb in doc:
         if verb.lemma_.lower() not in SPEECH_WORDS and verb.lower_ not in SPEECH_WORDS:
@@ -1240,8 +1194,6 @@ def _said_by_things(text: str) -> set[str]:
     """The verbs of saying in ``text`` whose subject is a thing ("what year does it say ...", "what
     does the card say?"): a title card says it as much as a voice, so they are no sign that the
     answer is speech."""
-    from ....qa.language import parse
-
     found = set()
     for token in parse(text):
         subjects = [c for c in token.children if c.dep_ == "nsubj"] if token.lower_ in SPEECH_WORDS else []
@@ -1261,8 +1213,6 @@ def _a_thing(token) -> bool:
 def without_interjections(text: str) -> str:
     """``text`` without the interjections that open it, as the parser tags them ("ok and what about
     ...", "well, who ...", "hmm"): they say nothing of what is asked, and hide how it begins."""
-    from ....qa.language import parse
-
     doc = parse(text)
     i = 0
     while i < len(doc) and (doc[i].tag_ == "UH" or (i and doc[i].is_punct)):
@@ -1274,8 +1224,6 @@ def with_apostrophes(text: str) -> str:
     """``text`` with the apostrophe typed back into a question word (or an existential "there")
     glued to its "s" ("whens the credits start", "theres a hint ..."): the parser splits these into
     "when" and "s", and the question reads as "when's" does."""
-    from ....qa.language import parse
-
     out = text
     for token in reversed(parse(text)):
         following = token.nbor() if token.i + 1 < len(token.doc) else None
@@ -1319,8 +1267,6 @@ def find_intent(text: str) -> Intent | None:
 
 def _verb_at(text: str, at: int) -> bool:
     """Whether the word of ``text`` that starts at ``at`` is a verb, as the parser reads it."""
-    from ....qa.language import parse
-
     return any(t.idx == at and t.pos_ == "VERB" for t in parse(text))
 
 
@@ -1369,8 +1315,6 @@ def _elliptical(text: str) -> bool:
     """Whether a follow-up is only a phrase, with no verb and no question word of its own ("ok and the
     austen one?", "and the second tooltip, the one that shows up later?"): as the parser reads it, it
     asks the question before again, of what it names, as "and what about ...?" does."""
-    from ....qa.language import parse
-
     doc = parse(text)
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     if root is None or root.pos_ not in ("NOUN", "PROPN", "NUM", "ADJ") or not list(root.children):
@@ -1385,8 +1329,6 @@ def _within_clause(text: str, at: int, what: str) -> str:
     """``what`` (the words after "after" or "before" at ``at``) cut where the parser ends the phrase or
     clause that word opens: "after the poem finishes there's a ringing noise" is after "the poem
     finishes", not after the noise."""
-    from ....qa.language import parse
-
     word = next((t for t in parse(text) if t.idx >= at), None)
     if word is None:
         return what
@@ -1442,8 +1384,6 @@ def _second_relation(what: str) -> tuple[str, str | None, str]:
     starts": ("the poem finishes", "before", "the next part starts"). The cut is at a coordinating
     conjunction followed by a temporal word (``qa.frame.TEMPORAL``) or ending the text, as the parser reads it."""
     from ....qa.frame import TEMPORAL
-    from ....qa.language import parse
-
     doc = parse(what)
     for token in doc:
         following = doc[token.i + 1] if token.i + 1 < len(doc) else None
@@ -1747,8 +1687,6 @@ def _ordinal_adverb(text: str) -> tuple[int, set[str]] | None:
     """The place in order an ordinal used as an adverb of a verb gives ("the thing that's read second":
     2, "who speaks third"), as the parser reads it, and its word; None without one, or where a phrase
     on the verb says what the order is of ("who comes third in the race?")."""
-    from ....qa.language import parse
-
     for t in parse(text):
         # ("who comes third in the race?": the verb's own phrase names what the order is of)
         if t.lower_ in _ORDINALS and t.dep_ == "advmod" and t.head.pos_ == "VERB" and not any(c.dep_ == "prep" for c in t.head.children):
@@ -1759,8 +1697,6 @@ def _ordinal_adverb(text: str) -> tuple[int, set[str]] | None:
 def _ordinal_one(text: str) -> tuple[int, set[str]] | None:
     """The place in order that "one" with an ordinal names, as the parser reads it ("the last one":
     -1, "the second one": 2; "first" and "last" too), and the words that say it; None without one."""
-    from ....qa.language import parse
-
     for t in parse(text):
         if t.lower_ == "one" and t.pos_ in ("NUM", "NOUN") and (nth := _ordinal_on(t)) is not None:
             return nth[0], {nth[1].lower_, t.lower_}
@@ -1768,6 +1704,4 @@ def _ordinal_one(text: str) -> tuple[int, set[str]] | None:
 
 
 def _placed(text: str) -> Placed | None:
-    from ....qa.language import parse
-
     return placed_terms(parse(text))
