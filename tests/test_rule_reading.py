@@ -2175,6 +2175,27 @@ def test_a_value_belongs_to_the_item_its_panel_is_headed_by_when_the_item_is_pic
         assert right in final.content and wrong not in final.content, (question, final.content)
 
 
+def test_the_second_thing_a_settings_panel_describes_is_the_one_that_headed_it_second():
+    """"the second printer": the asker does not know its name. The panel's heading shows each printer
+    as it is picked, and the one that came up second is meant: its name, its values, its switch."""
+    lines, boxes = _screen(
+        (0.0, 40.0, "Printers", (0.45, 0.10, 0.55, 0.14)),
+        (0.0, 12.0, "Office Laser 5", (0.19, 0.55, 0.34, 0.58)),  # the panel's heading: the printer picked
+        (12.0, 40.0, "Studio Inkjet", (0.19, 0.55, 0.34, 0.58)),
+        (12.0, 15.0, "OFF", (0.48, 0.556, 0.50, 0.575)),  # its switch, turned on three seconds after it was picked
+        (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
+        (0.0, 12.0, "A4 (210 x 297 mm)", (0.30, 0.61, 0.42, 0.64)),
+        (16.0, 40.0, "Letter (8.5 x 11 in)", (0.30, 0.61, 0.44, 0.64)),  # shown once it is on
+    )
+    hit = _hit(0.0, 40.0)
+    for question, right, wrong in [("what paper size is the second printer set to?", "Letter", "A4"),
+                                   ("whats the 2nd printer called", "Studio Inkjet", "A4"),
+                                   ("when does the second printer get switched on?", "At 0:15", "At 0:12")]:
+        final = _converse(question, lines, [hit], boxes=boxes, silent=True)
+        assert right in final.content and wrong not in final.content, (question, final.content)
+    assert analyse("what does the second reading say?").item_nth is None  # a part of the video, counted as parts are
+
+
 def test_the_person_doing_something_is_asked_for_by_that_role_and_a_card_naming_the_author_does_not_answer():
     # a reading's title card names its author; nobody says or shows who reads it
     world = [line("extract_scene_text", "ocr", 0, 50, "Harbour Song - Mara Velde (LibriVox)"),

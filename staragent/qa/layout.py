@@ -258,6 +258,19 @@ SETTLED = 0.5
 """seconds after a label came up within which what came with it is its first state, not a change"""
 
 
+def panel_items(shown: list[Evidence], boxes: dict[tuple, Box]) -> list[Evidence]:
+    """The things a settings panel describes, in the order they first headed it: a window that sets
+    up several of one kind shows the one picked over the same rows ("Laptop", then "Acer Technologies
+    17" over "Resolution:"). Each once, however OCR spaced its words; the first reading of each."""
+    shown = [e for e in shown if e.modality == "ocr"]
+    labels = labelled(shown, boxes)
+    headings = {h.key(): h for e in shown for label in labels.get(e.key(), ()) if (h := panel_heading(e, label, shown, boxes)) is not None}
+    items: dict[str, Evidence] = {}
+    for h in sorted(headings.values(), key=lambda h: h.start):
+        items.setdefault("".join(tokenize(h.text)), h)
+    return list(items.values())
+
+
 def row_change(label: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> tuple[float, Evidence, bool] | None:
     """The first time what stands right of ``label`` on its row changed while the label stayed: a
     value there went away (``False``) or a new one came (``True``), as a switch's "OFF" does when it is

@@ -14,7 +14,7 @@ import re
 from difflib import SequenceMatcher
 
 from ....index.text import tokenize
-from ....qa.layout import TOGETHER_S, label_text, labelled, popped_up, row_change
+from ....qa.layout import TOGETHER_S, label_text, labelled, panel_items, popped_up, row_change
 from ....qa.names import person_names
 from ....qa.read import text_of
 from ....qa.spatial import names, placements
@@ -164,6 +164,9 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
+    item = _counted_item(turn, read)
+    if item is not None:
+        wanted = wanted | set(tokenize(item.text))  # "the second monitor": as if its name were asked about
     popped = popped_up(turn.evidence(), turn.duration) if focus and q.names_popup else set()
     popups = [e for e in read if e.key() in popped]
     if popups and not any(e.start < b and e.end > a for e in popups for a, b in focus):
@@ -180,7 +183,28 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
     if asked and any(s.evidence.modality in asked for s in scored):
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
+    if item is not None and not _asks_a_field(q, read):
+        # "what's the second monitor called?", "when is the second monitor switched on?": the thing
+        # itself answers (or its row changes), not a field of its panel
+        its = set(tokenize(item.text))
+        scored = sorted(scored, key=lambda s: set(tokenize(s.evidence.text)) != its)
     return scored
+
+
+def _counted_item(turn: Turn, read: list[Evidence]) -> Evidence | None:
+    """For "the second monitor": the second of the things a settings panel on screen describes, in
+    the order they came up (``layout.panel_items``); None when the question counts none, or the
+    screen shows fewer."""
+    nth = turn.question.item_nth
+    items = panel_items(read, boxes_of(lines_read(turn))) if nth else []
+    return items[nth - 1] if nth and len(items) >= nth else None
+
+
+def _asks_a_field(q, read: list[Evidence]) -> bool:
+    """Whether the question names a field on screen ("Resolution:"): a setting of the thing it
+    points at, not the thing itself."""
+    asked = q.tokens | set(tokenize(q.asked_for or ""))
+    return any(e.modality == "ocr" and e.text.rstrip().endswith(":") and matched(asked, set(tokenize(e.text))) for e in read)
 
 
 def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:

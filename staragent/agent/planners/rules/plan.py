@@ -206,6 +206,8 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
         return windows
     if q.placed and (placed := _placed_span(turn)) and (reads := _reads(turn, [placed], tools, [TEXT])):
         return reads
+    if q.item_nth and turn.duration and (reads := _reads(turn, [whole_read(turn.duration)], tools, [TEXT])):
+        return reads  # "the second monitor": the things a panel describes are counted over all the screen shows
     spans = named_spans(turn)
     if spans and (inside := _search_inside(turn, spans[0], tools)):
         return inside

@@ -386,6 +386,7 @@ class Question:
     owner: str | None = None  # "the Basic and Pro plans of CloudBox" -> "CloudBox"
     asked_for: str | None = None  # "Which room ...", "From which gate ...": the attribute asked about
     asks_title: bool = False  # about a title (the biggest text on screen)
+    item_nth: int | None = None  # "the second monitor" (2): one of the things a settings panel describes, counted in the order they came up
     popup_nth: int | None = None  # "the first tooltip" (1), "the second tooltip" (2), "the last pop-up" (-1): which pop-up, in time
     asked: str = ""  # the question proper, after a clause that only places it ("after they hit apply a box pops up - what are its buttons?")
     video_title: bool = False  # ... the video's own title
@@ -1651,6 +1652,9 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         # "ok and the last one, what year ...?" after a question about the first piece: that kind of part, by its place
         question.ordinal, question.keywords = nth[0], [w for w in question.keywords if w.lower() not in nth[1]]
         question.scope = None
+    elif question.popup_nth is None and (item := _ordinal_item(bare)) is not None:
+        # "the second monitor": which of the things on screen, by its place in the order, not a word to find
+        question.item_nth, question.keywords = item[0], _without(question.keywords, item[1])
     if ordered := _ORDER.search(bare):
         question.order = "earliest" if ordered["early"] else "latest"
         question.keywords = _without(question.keywords, ordered[0])
@@ -1691,6 +1695,15 @@ def _ordinal_adverb(text: str) -> tuple[int, set[str]] | None:
         # ("who comes third in the race?": the verb's own phrase names what the order is of)
         if t.lower_ in _ORDINALS and t.dep_ == "advmod" and t.head.pos_ == "VERB" and not any(c.dep_ == "prep" for c in t.head.children):
             return _ORDINALS[t.lower_], {t.lower_}
+    return None
+
+
+def _ordinal_item(text: str) -> tuple[int, str] | None:
+    """The place in order, from the second on, that an ordinal gives the noun it modifies ("the 2nd
+    screen": 2), and the ordinal as written; None without one."""
+    for t in parse(text):
+        if t.pos_ == "NOUN" and (nth := _ordinal_on(t)) is not None and nth[0] >= 2:
+            return nth[0], nth[1].text
     return None
 
 
