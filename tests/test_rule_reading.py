@@ -2186,14 +2186,28 @@ def test_the_second_thing_a_settings_panel_describes_is_the_one_that_headed_it_s
         (0.0, 40.0, "Paper size:", (0.19, 0.61, 0.28, 0.64)),
         (0.0, 12.0, "A4 (210 x 297 mm)", (0.30, 0.61, 0.42, 0.64)),
         (16.0, 40.0, "Letter (8.5 x 11 in)", (0.30, 0.61, 0.44, 0.64)),  # shown once it is on
+        (16.0, 19.0, "StudioInkjt", (0.45, 0.36, 0.56, 0.40)),  # its name misread where it is listed
     )
     hit = _hit(0.0, 40.0)
     for question, right, wrong in [("what paper size is the second printer set to?", "Letter", "A4"),
+                                   ("what paper size does the 2nd printer use once its switched on", "Letter", "StudioInkjt"),
                                    ("whats the 2nd printer called", "Studio Inkjet", "A4"),
                                    ("when does the second printer get switched on?", "At 0:15", "At 0:12")]:
         final = _converse(question, lines, [hit], boxes=boxes, silent=True)
         assert right in final.content and wrong not in final.content, (question, final.content)
     assert analyse("what does the second reading say?").item_nth is None  # a part of the video, counted as parts are
+
+
+def test_who_a_card_says_presents_it_is_the_line_over_the_word_not_the_title_after_it():
+    """"the text says someone 'presents' - who?": the card's "PRESENTS" only repeats the question; the
+    name shown over it, on the same card, is the answer, not the next thing shown (the title)."""
+    lines, boxes = _screen(
+        (21.0, 24.0, "THE HARBOUR FILM COLLECTIVE", (0.25, 0.43, 0.75, 0.49)),
+        (21.0, 24.0, "PRESENTS", (0.41, 0.51, 0.57, 0.57)),
+        (26.0, 30.0, "TIDE RUNNER", (0.20, 0.30, 0.80, 0.60)),
+    )
+    final = _converse("the text at the beginning says someone 'presents' - who", lines, [_hit(20.0, 30.0, *lines)], boxes=boxes, silent=True)
+    assert "HARBOUR FILM COLLECTIVE" in final.content and "TIDE RUNNER" not in final.content, final.content
 
 
 def test_the_person_doing_something_is_asked_for_by_that_role_and_a_card_naming_the_author_does_not_answer():

@@ -14,7 +14,7 @@ import re
 from difflib import SequenceMatcher
 
 from ....index.text import tokenize
-from ....qa.layout import TOGETHER_S, label_text, labelled, panel_items, popped_up, row_change
+from ....qa.layout import TOGETHER_S, label_text, labelled, line_above, panel_items, popped_up, row_change
 from ....qa.names import person_names
 from ....qa.read import text_of
 from ....qa.spatial import names, placements
@@ -185,10 +185,19 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
     if item is not None and not _asks_a_field(q, read):
         # "what's the second monitor called?", "when is the second monitor switched on?": the thing
-        # itself answers (or its row changes), not a field of its panel
-        its = set(tokenize(item.text))
-        scored = sorted(scored, key=lambda s: set(tokenize(s.evidence.text)) != its)
+        # itself answers (or its row changes), not a field of its panel; its clearest reading first
+        scored = sorted(scored, key=lambda s: (s.evidence.text != item.text, not _reads_as(s.evidence, item)))
+    elif item is not None:
+        # "what resolution does the second screen get?": a field of its panel, not its name
+        scored = sorted(scored, key=lambda s: _reads_as(s.evidence, item))
     return scored
+
+
+def _reads_as(e: Evidence, item: Evidence) -> bool:
+    """Whether ``e`` is ``item``'s name as OCR read it somewhere: most of its words are the name's
+    ("AcerTechrgies17" for "Acer Technologies17")."""
+    own = set(tokenize(e.text))
+    return bool(own) and 3 * len(own & set(tokenize(item.text))) >= 2 * len(own)
 
 
 def _counted_item(turn: Turn, read: list[Evidence]) -> Evidence | None:
@@ -217,8 +226,15 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
     best = scored[0].evidence
     chosen = [best]
     if not tokenize(beyond_question(best.text, q)):
-        # the line only repeats the question ("the hour of the tide"): what is asked is said right after it
-        chosen += [following] if (following := _next_line(turn, best, within=3.0)) is not None else []
+        # the line only repeats the question ("the hour of the tide"): what is asked is said right after
+        # it, or on a card, stands over it, shown with it ("who 'presents' it?": "THE HARBOUR FILM
+        # COLLECTIVE" over "PRESENTS")
+        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
+        over = line_above(best, shown, boxes_of(lines_read(turn))) if best.modality == "ocr" else None
+        if over is not None and abs(over.start - best.start) <= TOGETHER_S:
+            chosen.append(over)
+        elif (following := _next_line(turn, best, within=3.0)) is not None:
+            chosen.append(following)
     elif best.modality == "speech" and (partner := _partner(turn, best)) is not None and cast_alike(best.text, partner.text) \
             and tokenize(beyond_question(partner.text, q)):
         # "We had everything before us." "We had nothing before us.": a short sentence and the one cast
