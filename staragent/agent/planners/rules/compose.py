@@ -14,7 +14,16 @@ import re
 from difflib import SequenceMatcher
 
 from ....index.text import tokenize
-from ....qa.layout import TOGETHER_S, label_text, labelled, line_above, panel_items, popped_up, row_change
+from ....qa.layout import (
+    TOGETHER_S,
+    Box,
+    label_text,
+    labelled,
+    line_above,
+    panel_items,
+    popped_up,
+    row_change,
+)
 from ....qa.names import person_names
 from ....qa.read import text_of
 from ....qa.spatial import names, placements
@@ -58,6 +67,7 @@ from .ranking import (
     Scored,
     beyond_question,
     button_action,
+    field_names,
     has_type,
     heard_words,
     implied_words,
@@ -164,7 +174,8 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     wanted = (wanted - kind_words) or wanted  # "how much does X cost": a line about X with an amount, "cost" or "price"
     wanted = named_by_kind(turn, wanted)
     read = [e for e in turn.evidence() if e.source != SEARCH]
-    item = _counted_item(turn, read)
+    boxes = boxes_of(lines_read(turn))
+    item = _counted_item(q, read, boxes)
     if item is not None:
         wanted = wanted | set(tokenize(item.text))  # "the second monitor": as if its name were asked about
     popped = popped_up(turn.evidence(), turn.duration) if focus and q.names_popup else set()
@@ -175,7 +186,7 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
         focus = [*focus, (near.start, near.end)]
     # "right after X": the moment X ends, where the focus starts (the focus ends where "before X" points)
     edge = None if not (focus and q.relation and (q.relation_to or q.refers_back)) else focus[0][0] if q.relation == "after" else focus[0][1]
-    context = {"wanted": wanted, "focus": focus, "place_words": place_words, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes_of(lines_read(turn)),
+    context = {"wanted": wanted, "focus": focus, "place_words": place_words, "search_rank": _search_ranks(turn), "edge": edge, "boxes": boxes,
                "duration": turn.duration, "pointed": turn.previous_evidence if q.pronoun and (q.follow_up or q.refers_back) else None}
     scored = rank(q, read or turn.evidence(), **context)
     if not scored and read:  # nothing read matches: what search saw elsewhere may still
@@ -200,20 +211,19 @@ def _reads_as(e: Evidence, item: Evidence) -> bool:
     return bool(own) and 3 * len(own & set(tokenize(item.text))) >= 2 * len(own)
 
 
-def _counted_item(turn: Turn, read: list[Evidence]) -> Evidence | None:
+def _counted_item(q: Question, read: list[Evidence], boxes: dict[tuple, Box]) -> Evidence | None:
     """For "the second monitor": the second of the things a settings panel on screen describes, in
     the order they came up (``layout.panel_items``); None when the question counts none, or the
     screen shows fewer."""
-    nth = turn.question.item_nth
-    items = panel_items(read, boxes_of(lines_read(turn))) if nth else []
+    nth = q.item_nth
+    items = panel_items(read, boxes) if nth else []
     return items[nth - 1] if nth and len(items) >= nth else None
 
 
-def _asks_a_field(q, read: list[Evidence]) -> bool:
+def _asks_a_field(q: Question, read: list[Evidence]) -> bool:
     """Whether the question names a field on screen ("Resolution:"): a setting of the thing it
     points at, not the thing itself."""
-    asked = q.tokens | set(tokenize(q.asked_for or ""))
-    return any(e.modality == "ocr" and e.text.rstrip().endswith(":") and matched(asked, set(tokenize(e.text))) for e in read)
+    return bool(matched(q.tokens | set(tokenize(q.asked_for or "")), field_names(read)))
 
 
 def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
@@ -225,12 +235,13 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         return []
     best = scored[0].evidence
     chosen = [best]
+    boxes = boxes_of(lines_read(turn))
     if not tokenize(beyond_question(best.text, q)):
         # the line only repeats the question ("the hour of the tide"): what is asked is said right after
         # it, or on a card, stands over it, shown with it ("who 'presents' it?": "THE HARBOUR FILM
         # COLLECTIVE" over "PRESENTS")
-        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
-        over = line_above(best, shown, boxes_of(lines_read(turn))) if best.modality == "ocr" else None
+        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH] if best.modality == "ocr" else []
+        over = line_above(best, shown, boxes) if shown else None
         if over is not None and abs(over.start - best.start) <= TOGETHER_S:
             chosen.append(over)
         elif (following := _next_line(turn, best, within=3.0)) is not None:
@@ -266,7 +277,7 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         # "which button saves the changes?": the labels that do what it says, and nothing beside them
         # (not "Apply" for "after they hit apply, what are its buttons?": that clause only places it)
         return [s.evidence for s in scored if matched(q.asked_tokens, button_action(q, s.evidence))][:limit]
-    boxes, popups = boxes_of(lines_read(turn)), popped_up(turn.evidence(), turn.duration) if q.names_popup else set()
+    popups = popped_up(turn.evidence(), turn.duration) if q.names_popup else set()
     if set(tokenize(q.asked_for or "")) & CHOICE_TOKENS and popups:
         # "what are the buttons on it?", "the two choices on the dialog": the choices of the pop-up whose
         # choice ranks best, whatever else the words match (a hint alone offers none)

@@ -458,9 +458,14 @@ def clipped_field(q: Question, evidence: list[Evidence], tokens: dict[tuple, set
     short = tokenize(q.asked_for or "")
     if len(short) != 1 or len(short[0]) < 3 or any(short[0] in found for found in tokens.values()):
         return None
-    fields = {t for e in evidence if e.modality == "ocr" and e.text.rstrip().endswith(":") for t in tokenize(e.text)
-              if t.startswith(short[0]) and t != short[0]}
+    fields = {t for t in field_names(evidence) if t.startswith(short[0]) and t != short[0]}
     return (short[0], fields.pop()) if len(fields) == 1 else None
+
+
+def field_names(evidence: list[Evidence]) -> set[str]:
+    """The tokens of the fields on screen: the on-screen lines that are a label alone, with its colon
+    ("Resolution:")."""
+    return {t for e in evidence if e.modality == "ocr" and e.text.rstrip().endswith(":") for t in tokenize(e.text)}
 
 
 def field_label(e: Evidence) -> set[str]:
