@@ -207,17 +207,20 @@ def _index_lemmas(path: Path) -> dict[str, tuple[str, ...]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]], frozenset[str]]:
+def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, ...], tuple[str, ...]]], frozenset[str], frozenset[str]]:
     """WordNet's nouns: lemma -> synset offsets (commonest sense first), offset -> (its words, its
-    hyponyms' offsets, kinds and named instances alike), and the offsets of named instances
-    ("Amsterdam"). Read whole from the first database found: the files may have CRLF endings, so
-    lines are keyed by the offset they start with rather than sought by byte. Empty without WordNet."""
+    hyponyms' offsets, kinds and named instances alike), the offsets of named instances
+    ("Amsterdam"), and those of qualities (WordNet's lexicographer file ``noun.attribute``: "temper",
+    "personality", "age"). Read whole from the first database found: the files may have CRLF
+    endings, so lines are keyed by the offset they start with rather than sought by byte. Empty
+    without WordNet."""
     dirs = wordnet_dirs()
     if not dirs:
-        return {}, {}, frozenset()
+        return {}, {}, frozenset(), frozenset()
     lemmas = _index_lemmas(dirs[0] / "index.noun")
     synsets: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     instances: set[str] = set()
+    qualities: set[str] = set()
     with open(dirs[0] / "data.noun", encoding="utf-8", errors="ignore") as fh:
         for line in fh:
             if line.startswith(" "):
@@ -228,7 +231,23 @@ def _noun_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, 
             pointers = [(fields[at + 1 + 4 * i], fields[at + 2 + 4 * i]) for i in range(int(fields[at]))]  # (kind, offset)
             synsets[fields[0]] = (tuple(fields[4 + 2 * i].lower() for i in range(n_words)), tuple(o for kind, o in pointers if kind in ("~", "~i")))
             instances.update(o for kind, o in pointers if kind == "~i")
-    return lemmas, synsets, frozenset(instances)
+            if fields[1] == ATTRIBUTE_FILE:
+                qualities.add(fields[0])
+    return lemmas, synsets, frozenset(instances), frozenset(qualities)
+
+
+ATTRIBUTE_FILE = "07"
+"""WordNet's lexicographer file of nouns that name a quality (``noun.attribute``)"""
+
+
+@functools.lru_cache(maxsize=4096)
+def names_a_quality(noun: str) -> bool:
+    """Whether ``noun`` (lower case, singular or a plain plural) names a quality in one of its senses,
+    after WordNet ("character", "personality", "temper"); False without WordNet."""
+    lemmas, _, _, qualities = _noun_net()
+    word = noun.lower()
+    senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None) or ()
+    return any(sense in qualities for sense in senses)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -236,7 +255,7 @@ def kinds_of(noun: str, depth: int = 3) -> frozenset[str]:
     """Single words naming a kind of ``noun`` in its commonest sense, after WordNet ("poem": sonnet,
     ode, haiku ...; "speech": address, lecture, sermon ...), down ``depth`` levels; empty when WordNet
     is missing. Rarer senses are left out: they bring noise ("speech" as "language")."""
-    lemmas, synsets, _ = _noun_net()
+    lemmas, synsets, *_ = _noun_net()
     found: set[str] = set()
     level = list(lemmas.get(noun.lower(), ()))[:1]
     seen = set(level)
@@ -371,6 +390,21 @@ def _verb_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
     return lemmas, hypernyms
 
 
+@functools.lru_cache(maxsize=1024)
+def verb_falls_under(lemma: str, root: str) -> bool:
+    """Whether ``lemma`` in its commonest sense is ``root``'s commonest sense or a kind of it, after
+    WordNet ("portray" under "describe"); False without WordNet."""
+    lemmas, hypernyms = _verb_net()
+    target = lemmas.get(root, ())[:1]
+    level, seen = list(lemmas.get(lemma.lower(), ())[:1]), set()
+    while level and target:
+        if target[0] in level:
+            return True
+        seen.update(level)
+        level = [h for offset in level for h in hypernyms.get(offset, ()) if h not in seen]
+    return False
+
+
 def is_verb(word: str) -> bool:
     """Whether WordNet knows ``word`` (lower case, its lemma) as a verb; False without WordNet."""
     return word in _verb_net()[0]
@@ -444,7 +478,7 @@ def names_a_person(noun: str) -> bool | None:
 def _heard_events() -> frozenset[str]:
     """The offsets below the sense of "sound" that is something heard happening (a noise, a beep):
     the sense that holds "noise", not the sound as a property or a sensation."""
-    lemmas, synsets, _ = _noun_net()
+    lemmas, synsets, *_ = _noun_net()
     noise = lemmas.get("noise", ())[:1]
     return _descendants([o for o in lemmas.get("sound", ()) if set(noise) & set(synsets.get(o, ((), ()))[1])])
 
@@ -454,7 +488,7 @@ def names_a_sound(word: str) -> bool:
     """Whether ``word`` (a noun, or a verb's inflected form: "creaking", "squeals") in its commonest
     sense is something heard ("creak", "squeal", "thunder", "footstep"), after WordNet; False without
     WordNet or for a word it does not know so ("bell" is a thing, "bark" of a tree first)."""
-    lemmas, _, _ = _noun_net()
+    lemmas, *_ = _noun_net()
     word = word.lower()
     forms = [word]
     if word.endswith("ing"):
@@ -471,7 +505,7 @@ def names_a_sound(word: str) -> bool:
 def place_names() -> frozenset[str]:
     """Lower-case names of the places WordNet knows by name: countries, states, cities, regions
     ("germany", "amsterdam", "lisbon", "new york"). Empty without WordNet."""
-    _, synsets, instances = _noun_net()
+    _, synsets, instances, _ = _noun_net()
     return frozenset(w.replace("_", " ") for offset in _below("location") & instances for w in synsets[offset][0])
 
 
@@ -490,7 +524,7 @@ def place_kind_words() -> frozenset[str]:
     few levels above several named places and one of the word's commonest senses is a location, so
     neither an abstraction above every place ("entity", "part") nor a word whose place sense is rare
     ("fault", "line", "form") asks for a place. Empty without WordNet."""
-    lemmas, synsets, instances = _noun_net()
+    lemmas, synsets, instances, _ = _noun_net()
     located = _below("location")
     held: dict[str, int] = {}
     for offset in located & instances:
@@ -503,7 +537,7 @@ def place_kind_words() -> frozenset[str]:
 @functools.lru_cache(maxsize=1)
 def _hypernyms() -> dict[str, tuple[str, ...]]:
     """offset -> the offsets it is a kind or a named instance of."""
-    _, synsets, _ = _noun_net()
+    _, synsets, *_ = _noun_net()
     parents: dict[str, list[str]] = {}
     for offset, (_, hyponyms) in synsets.items():
         for child in hyponyms:
@@ -531,7 +565,7 @@ def person_kinds() -> dict[str, frozenset[str]]:
     "writer"), and their other one-word names ("roosevelt": "fdr"). A question
     names people by such words ("the president's speech", "the playwright's poem"), and the video by their
     names. A name that is also a common word is left out. Empty without WordNet."""
-    lemmas, synsets, instances = _noun_net()
+    lemmas, synsets, instances, _ = _noun_net()
     anyone = set(lemmas.get("person", ())[:1])  # "person", "someone", "individual": a kind that says nothing
     common = common_words()  # "hope", "bell": in a line, mostly the word, not Bob Hope
     found: dict[str, set[str]] = {}
@@ -547,7 +581,7 @@ def person_kinds() -> dict[str, frozenset[str]]:
 def person_name_words() -> frozenset[str]:
     """Every one-word name of a person WordNet knows ("lincoln", "fdr", "darwin", and "hope", "price"
     too, which are also common words). Empty without WordNet."""
-    _, synsets, instances = _noun_net()
+    _, synsets, instances, _ = _noun_net()
     return frozenset(w for offset in _below("person") & instances for w in synsets[offset][0] if w.isalpha())
 
 
@@ -556,7 +590,7 @@ def place_kinds(name: str) -> frozenset[str]:
     """What a place known by name is, in WordNet's words, at every level ("amsterdam": national
     capital, capital, city, municipality ...; "germany": european country, country ...); empty for a
     name WordNet does not know as a place."""
-    lemmas, synsets, instances = _noun_net()
+    lemmas, synsets, instances, _ = _noun_net()
     own = lemmas.get(name.lower().replace(" ", "_"), ())
     located = _below("location")
     kinds = _above([o for o in own if o in instances and o in located]) - set(own)

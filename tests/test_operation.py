@@ -34,6 +34,17 @@ def test_a_question_that_names_the_video_by_its_file_s_words_asks_about_all_of_i
     assert question.overview and question.scope is None
 
 
+def test_the_word_that_says_what_kind_of_video_it_is_is_no_topic_of_it():
+    """"this screen recording" is the video, whatever words of it the screen shows: the question asks
+    for an overview as "this recording" would, and for no on-screen text; a name before the noun
+    ("this Austen recording") still names a part."""
+    screen = SummaryAsk(vocabulary=set(tokenize("screen display monitor resolution")))
+    for kind in ("screen", "short"):
+        question = analyse(f"what is this {kind} recording teaching?", None, "help.webm", asks_summary=screen)
+        assert question.overview and "ocr" not in question.wants and kind not in question.keywords, kind
+    assert "Austen" in analyse("what does she say in this Austen recording?", None, "readings.mp4").keywords
+
+
 def test_an_overview_follows_the_fitted_model_where_no_phrasing_was_written_down():
     said_yes = analyse("what's the deal with this one overall?", asks_summary=lambda q: True)
     said_no = analyse("what's the deal with this one overall?", asks_summary=lambda q: False)

@@ -355,18 +355,18 @@ def test_next_to_is_a_place_on_the_screen_not_a_moment():
 
 
 def _converse(question, world, hits, tools=("cross_modal_search", "transcribe_speech", "extract_scene_text", "detect_audio_events"),
-              boxes=None, history=(), silent=False):
+              boxes=None, history=(), silent=False, name="x.mp4"):
     """Run the planner to its answer: every search returns ``hits`` (or ``hits(query)``), every range
     tool the lines of ``world`` it reads in that range (as the real tools do, each line with its own
     span, and with its place on the frame from ``boxes``), after the turns of ``history``. ``silent``:
-    the video has no audio track, as the sound and speech tools report it."""
+    the video has no audio track, as the sound and speech tools report it; ``name``: its file's name."""
     boxes = boxes or {}
     from staragent.timecodes import parse_range
 
     planner = _planner(*tools)
-    messages = [SystemMessage("The video: x.mp4, 10:00 long."), *history, HumanMessage(question)]
+    messages = [SystemMessage(f"The video: {name}, 10:00 long."), *history, HumanMessage(question)]
     for _ in range(8):
-        reply = planner.invoke(messages, video={"duration": 600.0})
+        reply = planner.invoke(messages, video={"duration": 600.0, "name": name})
         messages.append(reply)
         if not reply.tool_calls:
             return reply
@@ -2208,6 +2208,52 @@ def test_who_a_card_says_presents_it_is_the_line_over_the_word_not_the_title_aft
     )
     final = _converse("the text at the beginning says someone 'presents' - who", lines, [_hit(20.0, 30.0, *lines)], boxes=boxes, silent=True)
     assert "HARBOUR FILM COLLECTIVE" in final.content and "TIDE RUNNER" not in final.content, final.content
+
+
+def test_the_text_before_the_title_is_the_card_shown_before_the_biggest_text_of_the_opening():
+    """"before the title" places the question at the title, the biggest text of the opening (its
+    words need not be read right: a stylised title is often misread), not at a line holding the word
+    "title" or the film's name; and what was shown there is the whole card, read top to bottom. Asked
+    when its title appears, by its name, the film's title is that biggest text, not a line naming it."""
+    lines, boxes = _screen(
+        (21.0, 24.0, "THE HARBOUR FILM COLLECTIVE", (0.25, 0.43, 0.75, 0.49)),
+        (21.0, 24.0, "PRESENTS", (0.41, 0.51, 0.57, 0.57)),
+        (26.0, 30.0, "TTDE RUNNFR", (0.20, 0.30, 0.80, 0.60)),
+        (44.0, 49.0, "Meadow Lane", (0.60, 0.70, 0.70, 0.73)),
+        (560.0, 570.0, "TIDE RUNNER WAS MADE WITH FREE SOFTWARE", (0.30, 0.45, 0.70, 0.50)),
+    )
+
+    def hits(query):  # search finds the film's name at the end, where it is read right
+        return [_hit(560.0, 570.0, lines[-1])] if "tide" in query.lower() else [_hit(40.0, 50.0, lines[3])]
+
+    for question in ["what's the text that comes up before the title", "what text comes up before the tide runner title?"]:
+        final = _converse(question, lines, hits, boxes=boxes, silent=True, name="tide_runner_720p.mp4")
+        assert "HARBOUR FILM COLLECTIVE" in final.content and "PRESENTS" in final.content, (question, final.content)
+        assert final.content.index("HARBOUR") < final.content.index("PRESENTS") and "FREE SOFTWARE" not in final.content, final.content
+    after = _converse("what sign comes up after the title?", lines, hits, boxes=boxes, silent=True, name="tide_runner_720p.mp4")
+    assert "Meadow Lane" in after.content and "PRESENTS" not in after.content, after.content
+    # the film's own name, quoted, is its title: shown at its start, however it was read there
+    when = _converse("when does the title 'Tide Runner' appear?", lines, hits, boxes=boxes, silent=True, name="tide_runner_720p.mp4")
+    assert "0:26" in when.content and "9:20" not in when.content, when.content
+
+
+def test_what_someone_is_like_is_the_line_that_says_what_he_is_whatever_words_the_question_uses():
+    """"how is he described?", "is that guy a bad person?", "what sort of person is he?": the line
+    that says what he is ("He was not an unkind old sailor."), with the sentence carrying it on,
+    though it shares no word with the question; not the line that names him, nor a refusal."""
+    world = [line("extract_scene_text", "ocr", 0, 40, "Harbour Days - Mara Velde (LibriVox)"),
+             line("transcribe_speech", "speech", 2, 6, "Tom Brandt had then time to think about the boats in the harbour."),
+             line("transcribe_speech", "speech", 7, 9, "He was not an unkind old sailor."),
+             line("transcribe_speech", "speech", 10, 13, "Unless to be rather gruff and rather stubborn is to be unkind."),
+             line("transcribe_speech", "speech", 14, 16, "He might even have been made cheerful himself.")]
+    hit = _hit(0.0, 40.0, *world)
+    first = "who is the harbour days reading about?"
+    history = [HumanMessage(first), AIMessage(_converse(first, world, [hit]).content)]
+    for question, earlier in [("and how is he described?", history), ("so is that guy in harbour days a bad person or what?", ()),
+                              ("what sort of person is tom brandt, according to the reading?", ())]:
+        final = _converse(question, world, [hit], history=earlier)
+        assert "unkind old sailor" in final.content and "gruff" in final.content, (question, final.content)
+        assert not says_nothing_found(final.content) and not final.content.startswith("Yes"), (question, final.content)
 
 
 def test_the_person_doing_something_is_asked_for_by_that_role_and_a_card_naming_the_author_does_not_answer():

@@ -147,6 +147,19 @@ def line_above(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> E
     return best
 
 
+def card_of(e: Evidence, shown: list[Evidence], boxes: dict[tuple, Box]) -> list[Evidence]:
+    """The card ``e`` is on: the lines that came up and went with it, in reading order (top to
+    bottom, then left to right), when they are all the screen showed meanwhile (a title card, not a
+    window whose lines came and went at other times); ``[e]`` otherwise."""
+    if e.key() not in boxes:
+        return [e]
+    mates = {o.key(): o for o in shown if o.key() in boxes and abs(o.start - e.start) <= TOGETHER_S and abs(o.end - e.end) <= GONE_TOGETHER_S}
+    mates[e.key()] = e
+    if any(o.key() not in mates and _together(o, e) for o in shown):
+        return [e]
+    return sorted(mates.values(), key=lambda o: (boxes[o.key()][1], boxes[o.key()][0]))
+
+
 ROLL_WINDOW = 6.0  # seconds either side of a line: the lines read then tell whether the text there rolls
 ENTERS_LOW = 0.7  # a rolling line is first read low on the frame, where it came in
 MIN_ROLL_LINES = 6

@@ -14,9 +14,11 @@ import re
 from difflib import SequenceMatcher
 
 from ....index.text import tokenize
+from ....qa.describing import says_what_someone_is
 from ....qa.layout import (
     TOGETHER_S,
     Box,
+    card_of,
     label_text,
     labelled,
     line_above,
@@ -47,6 +49,7 @@ from .focus import (
     standout_span,
     whole_read,
     whole_reads,
+    widen_to_part,
 )
 from .intents import intent_answer
 from .question import (
@@ -194,6 +197,14 @@ def _ranked(turn: Turn, focus: list[Span] | None) -> list[Scored]:
     asked = {"audio"} if "audio" in q.wants else q.wants - {"visual"}
     if asked and any(s.evidence.modality in asked for s in scored):
         scored = [s for s in scored if s.evidence.modality in asked]  # "what was said": speech, not the slide
+    if q.asks_character and scored:
+        # "how is he described?": a line saying what someone is ("He was not an ill-disposed young man."),
+        # in the words of the question or not, where the question points or in the part it names
+        within = focus or [widen_to_part(turn, (scored[0].evidence.start, scored[0].evidence.end))]
+        ranked = {s.evidence.key() for s in scored}
+        saying = [Scored(scored[0].score, 0.0, e) for e in read if e.key() not in ranked and e.modality in ("speech", "ocr")
+                  and any(e.start < b and e.end > a for a, b in within) and says_what_someone_is(e.text)]
+        scored = sorted(scored + saying, key=lambda s: not says_what_someone_is(s.evidence.text))
     if item is not None and not _asks_a_field(q, read):
         # "what's the second monitor called?", "when is the second monitor switched on?": the thing
         # itself answers (or its row changes), not a field of its panel; its clearest reading first
@@ -289,6 +300,13 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
         return set(tokenize(e.text)) | implied_words(q, e, boxes, popups=popups)
 
     covered = matched(q.tokens, answers_to(best))
+    if best.modality == "ocr" and not covered and q.answer_type is None and len(chosen) == 1:
+        # "what's the text that comes up before the title?": the best line holds no word of the
+        # question, so what is asked is what was shown there, and that is the whole card it was on
+        shown = [e for e in turn.evidence() if e.modality == "ocr" and e.source != SEARCH]
+        card = card_of(best, shown, boxes)
+        if 1 < len(card) <= limit:
+            return card
     for s in scored[1:]:
         e = s.evidence
         if len(chosen) >= limit:
@@ -1071,6 +1089,8 @@ def _missing(turn: Turn, cited: list[Evidence], wanted: set[str], focus: list[Sp
         return []  # "what's that sound at about 0:58, when the screen is blank?": the moment says where; what is heard there answers
     if q.asks_a_question and any(e.text.rstrip().endswith("?") for e in cited):
         return []  # "what does the dialog ask?": the question it shows is the answer, whatever its words
+    if q.asks_character and any(says_what_someone_is(e.text) for e in cited):
+        return []  # "is that guy a bad person?": a line saying what he is answers, in whatever words
     seen: set[str] = set()
     boxes = boxes_of(lines_read(turn))
     popups = popped_up(turn.evidence(), turn.duration) if q.names_popup else set()  # only a question about a pop-up looks for one
@@ -1363,7 +1383,7 @@ def compose_answer(turn: Turn, sight: str = "none") -> tuple[str, list[Evidence]
         cited = found or cited
     if q.moment is not None and not q.subject and cited and not any(e.start <= q.moment < e.end for e in cited):
         parts.append(f"Nothing of that kind at {format_time(q.moment)} itself; the nearest:")
-    if q.wh == "yesno" and cited and not calc:
+    if q.wh == "yesno" and cited and not calc and not q.asks_character:  # ("is he a bad guy?": what is said of him, no verdict)
         # "is there any sound between X and Y?" answered by the silence found there is a no
         hushed = "audio" in q.wants and not q.names_silence and all(e.modality == "audio" and sound_kind(e) == "silence" for e in cited)
         if not hushed and (absent := _names_not_found(turn)):

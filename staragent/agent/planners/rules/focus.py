@@ -10,12 +10,12 @@ import re
 
 from ....errors import StarAgentError
 from ....index.text import tokenize
-from ....qa.layout import popped_up
+from ....qa.layout import height, popped_up
 from ....qa.names import person_names
 from ....timecodes import clock_range, parse_range
 from ....tools.summary import PART_MIN_S, parts_of
 from ....words import is_name_word, kinds_of, person_name_words
-from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, search_hits
+from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, boxes_of, key_of, search_hits
 from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
 from .ranking import heard_words, matched, names_in_question
 
@@ -262,6 +262,19 @@ def parts_shown(turn: Turn) -> list[Span]:
     return parts_of((float(x["start"]), float(x["end"])) for x in lines_read(turn))
 
 
+def title_span(turn: Turn) -> Span | None:
+    """When the video's title is up: the time of the biggest text read in its opening, None when
+    no text with a box was read there."""
+    opening = position_span("start", turn.duration)
+    lines = [line for line in lines_read(turn) if opening and float(line["start"]) < opening[1]]
+    boxes = boxes_of(lines)
+    sized = [(height(boxes[key_of(line)]), line) for line in lines if key_of(line) in boxes]
+    if not sized:
+        return None
+    tallest = max(sized, key=lambda pair: (pair[0], -float(pair[1]["start"])))[1]
+    return float(tallest["start"]), float(tallest["end"])
+
+
 def whole_read(duration: float | None) -> Span | None:
     """What reading "all of the video" covers: its start, up to ``MAX_READ`` seconds; None when its
     length is unknown."""
@@ -306,7 +319,7 @@ def named_spans(turn: Turn) -> list[Span] | None:
             return [clip((min(first[1], second[0]), max(first[1], second[0])), duration)]
     if q.credits and q.relation == "after" and names_only_credits(q.relation_to) and (closing := position_span("end", duration, True)):
         return [closing]  # "is there a scene after the credits?": the closing part is read, to see where they end
-    base = part_of(turn, q.relation_to, said=q.relation_said) if q.relation_to else None
+    base = part_of(turn, q.relation_to, said=q.relation_said) if q.relation_to else title_span(turn) if q.relation_to_title else None
     if base is None and (q.follow_up or q.refers_back):
         base = anchor(turn)
     if q.relation and base is not None:

@@ -37,6 +37,7 @@ from .focus import (
     own_words_found,
     part_of,
     person_referred,
+    position_span,
     ranges_read,
     shift,
     whole_read,
@@ -208,6 +209,8 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
         return reads
     if q.item_nth and turn.duration and (reads := _reads(turn, [whole_read(turn.duration)], tools, [TEXT])):
         return reads  # "the second monitor": the things a panel describes are counted over all the screen shows
+    if q.relation_to_title and (opening := position_span("start", turn.duration)) and (reads := _reads(turn, [opening], tools, [TEXT])):
+        return reads  # "the text before the title": the title is the biggest text in the opening, once read
     spans = named_spans(turn)
     if spans and (inside := _search_inside(turn, spans[0], tools)):
         return inside

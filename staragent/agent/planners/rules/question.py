@@ -25,10 +25,20 @@ from dataclasses import dataclass, field
 from ....errors import InputError, TimeFormatError
 from ....index.text import STOPWORDS, tokenize
 from ....languages import parse_language
+from ....qa.describing import asks_what_someone_is_like
 from ....qa.frame import Placed, placed_terms
 from ....qa.language import parse, quoted_phrases, respelled
 from ....timecodes import parse_time, point_window
-from ....words import NUMBER_WORDS, falls_under, is_noun, is_verb, names_a_person, place_kind_words, verb_edge
+from ....words import (
+    NUMBER_WORDS,
+    falls_under,
+    is_name_word,
+    is_noun,
+    is_verb,
+    names_a_person,
+    place_kind_words,
+    verb_edge,
+)
 from ....words import names_a_sound as _names_a_sound_word
 
 POPUP_TOKENS = frozenset(tokenize("popup pop-up dialog prompt alert confirmation notification"))
@@ -360,6 +370,8 @@ class Question:
     relation_to: str | None = None  # what the relation is relative to ("the Lowry passage ends")
     relation_said: bool = False  # ... named as something said ("after she talks about X"): its edge is in the speech
     relation_close: bool = False  # "just before", "right after": next to the edge, not anywhere on that side
+    relation_to_title: bool = False  # "the text before the title": relative to when the title (the opening's biggest text) is up
+    asks_character: bool = False  # "how is he described?", "is he a bad guy?": what a person is like (``qa.describing``)
     between: tuple[str, str] | None = None
     first_of: tuple[str, str] | None = None  # "which comes first, the bell or the creak?": the two things to put in order
     asks_moment: bool = False  # the answer is a moment of the video ("when does X start?")
@@ -561,7 +573,28 @@ _ADDRESSEE = re.compile(  # "who is she addressing?", "who does he speak to?": t
     r"\b(?:address(?:es|ing|ed)?|talk(?:s|ing|ed)? to|speak(?:s|ing)? to|spoke to)\b(?!\s+(?:the|a|an|his|her|their|our|my)\b)|\bto whom\b")
 _AUTHOR = re.compile(r"\bwhose\s+(?:\w+\s+)?(?:novel|book|poem|story|text|work|song|play|essay|article|letter|painting|"
                      + _PART + r")s?\b")
-_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the|this) (?:whole |entire )?(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
+# (with "this", the one being watched, a word may say what kind it is: "this screen recording", "this short film")
+_IN_THE_VIDEO = re.compile(r"\b(?:(?:in|throughout|during|of|for|from) )?(?:the (?:whole |entire )?|this (?:whole |entire |(?P<kind>[a-zA-Z]+) )?)"
+                           r"(?:video|film|movie|clip|recording)\b(?!'s)", re.I)
+
+
+def _kind_of_video(m: re.Match) -> str | None:
+    """The word that says what kind the video mentioned by ``m`` is ("screen" in "this screen
+    recording"); None where there is none, or it is a name ("this Austen recording" is a part)."""
+    return m["kind"] if m["kind"] and not is_name_word(m["kind"]) else None
+
+
+def _no_video(m: re.Match) -> str:
+    """Nothing for a mention of the video itself: it is no topic."""
+    return m[0] if m["kind"] and _kind_of_video(m) is None else " "
+
+
+def _medium_only(m: re.Match) -> str:
+    """A mention of the video without the word saying what kind it is ("this screen recording": "this
+    recording"): what is asked about it is read the same whatever it is called."""
+    return m[0] if not _kind_of_video(m) else m[0][: m.start("kind") - m.start()] + m[0][m.end("kind") - m.start() + 1 :]
+
+
 _NEAR_EDGE = re.compile(r"\b(?:near|towards?|close to|around)\s+the\s+(?:very\s+)?(?:end|start|beginning|close)\b", re.I)
 _WORDS_AT = re.compile(  # the words a part opens or closes with, not the moment it does
     r"\bhow (?:does|did|do) (?P<a>.+?) (?P<edge>begin|start|open|end|finish|close|conclude)\b(?!\s+(?:at|in|on)\b)|"
@@ -1330,31 +1363,40 @@ def _within_clause(text: str, at: int, what: str) -> str:
     """``what`` (the words after "after" or "before" at ``at``) cut where the parser ends the phrase or
     clause that word opens: "after the poem finishes there's a ringing noise" is after "the poem
     finishes", not after the noise."""
-    word = next((t for t in parse(text) if t.idx >= at), None)
+    doc = parse(text)
+    word = next((t for t in doc if t.idx >= at), None)
     if word is None:
         return what
     head = word.head if word.dep_ == "mark" else word
-    end = max(t.idx + len(t) for t in head.subtree)
+    last = max(head.subtree, key=lambda t: t.i)
+    end = last.idx + len(last)
+    main = word.head
+    # "after hitting apply a box pops up": the verb the clause leads to has no subject, and the parser
+    # took it for the object of the verb in the clause, whose phrase ends right before that verb
+    if word.dep_ == "prep" and main.pos_ in ("VERB", "AUX") and last.i + 1 == main.i \
+            and last.dep_ == "dobj" and last.head.i != main.i and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in main.children):
+        end = min(t.idx for t in last.subtree)
     start = text.find(what, at)
     return what if start < 0 or end <= start or end >= start + len(what) else text[start:end]
 
 
-def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool]:
-    """``(after|before, relative to what, (between a, b), whether that is named as something said)``."""
+def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool, bool]:
+    """``(after|before, relative to what, (between a, b), whether that is named as something said,
+    whether it is relative to the title)``."""
     # "who looked after the finances": a verb, not a moment after them
     text, lower = (_LOOK_AFTER.sub("minded", t) for t in (text, lower))
     if operation == "discount" or re.search(r"\bhow (?:long|much time|many (?:seconds|minutes))\b", lower):
         # "after the discount", "how long before it reverts": no moment of the video; but a clause that
         # opens the question sets one ("After the host stops talking, how long is it quiet?")
         if not (m := _OPENING_RELATION.match(text)):
-            return None, None, None, False
+            return None, None, None, False, False
         text = f"{m[1]} {m[2]}?"
     if m := _BETWEEN.search(text):
         a, b = _strip(m["a"]), _strip(m["b"])
         if not re.match(r"^\d", a):  # "between 1:00 and 1:30" is a clock range, read elsewhere
-            return None, None, (a, b), False
+            return None, None, (a, b), False, False
     if (m := _RELATIVE.search(text)) and _in_front_of(text, m):
-        return None, None, None, False
+        return None, None, None, False, False
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
@@ -1369,14 +1411,17 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
         for q in quoted:
             if q in text[m.start():]:
                 what = q
+        to_title = False
         if re.match(r"(?:that|this|it|then|they|he|she|the previous one)\b", what, re.I):
             what = None  # "after that", "before it reverts": relative to what the last answer cited
         elif not set(tokenize(what)) - _GENERIC_TARGETS:
-            what = None  # "after the narration": no particular part, the one the question's topic is in
-        return rel, what, gap if what is not None else None, said and what is not None
+            # "after the narration": no particular part, the one the question's topic is in; but "before
+            # the title" names a moment: when the title is on screen
+            to_title, what = bool(_TITLE_WORD.search(what.lower())), None
+        return rel, what, gap if what is not None else None, said and what is not None, to_title
     if found := AFTER_BEFORE.search(lower):
-        return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None, False
-    return None, None, None, False
+        return ("before" if found[2] in ("before", "previous", "earlier") else "after"), None, None, False, False
+    return None, None, None, False, False
 
 
 def _second_relation(what: str) -> tuple[str, str | None, str]:
@@ -1408,7 +1453,7 @@ def _without_title(text: str, video_name: str | None) -> str:
     named = {w for w in re.split(r"[^a-z0-9]+", video_name.lower().rsplit(".", 1)[0]) if w}
 
     def drop(m: re.Match) -> str:
-        words = [re.sub(r"'s$", "", w).lower() for w in m[0].split()]
+        words = [re.sub(r"'s$", "", w).strip("'").lower() for w in m[0].split()]  # (in quotes too: "the title 'Big Harbour Nights'")
         return " " if len(words) >= 2 and all(w in named for w in words) else m[0]
 
     text = re.sub(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+", drop, text)
@@ -1416,7 +1461,7 @@ def _without_title(text: str, video_name: str | None) -> str:
     words = list(re.finditer(r"[\w'-]+", text))
     runs, run = [], []
     for w in [*words, None]:
-        if w is not None and re.sub(r"'s$", "", w[0]) in named:
+        if w is not None and re.sub(r"'s$", "", w[0]).strip("'") in named:
             run.append(w)
             continue
         if len(run) >= 3:
@@ -1460,11 +1505,12 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     text_for_topic = _NARRATOR.sub("", text).strip()  # "the discount the speaker mentions": "speaker" is no topic
     text_for_topic = _NEAR_EDGE.sub(" ", text_for_topic)  # "near the end of the video" says where, not what
     text_for_topic = _without_title(text_for_topic, video_name)
-    text_for_topic = _IN_THE_VIDEO.sub(" ", text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
+    text_for_topic = _IN_THE_VIDEO.sub(_no_video, text_for_topic)  # "who directed the film?", "what appears first in it?": the video itself is no topic
     lower, bare_lower = text.lower(), bare.lower()
     set_aside = _BESIDES.search(bare)
     # "what sounds are there besides speech?": what is set aside is not where the asker expects the answer
     words = set(re.findall(r"[a-z'-]+", bare_lower[: set_aside.start(1)] + bare_lower[set_aside.end(1):] if set_aside else bare_lower))
+    words -= {kind.lower() for m in _IN_THE_VIDEO.finditer(bare) if (kind := _kind_of_video(m))}  # "this screen recording" asks for no screen text
     keywords = content_words(text_for_topic)
     edges = _edge_verbs(bare)
     keywords = [w for w in keywords if w.lower() not in set().union(*edges.values())]  # "when do the credits kick in?": not "kick"
@@ -1489,11 +1535,13 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     if intent is not None and intent.kind == "length" and _ITS_LENGTH.search(text) and previous is not None \
             and previous.intent is None and not previous.overview and not previous.video_title:
         intent = None  # "which speech is in it?" then "how long does it last?": the speech, not the video
-    relation, relation_to, between, relation_said = _relation(bare, bare_lower, operation, quoted)
+    # (the video's own name is no part: "before the Big Harbour Nights title" is before its title)
+    relation, relation_to, between, relation_said, relation_to_title = _relation(_without_title(bare, video_name), bare_lower, operation, quoted)
     relation_close = bool(relation and (close := _RELATIVE.search(bare)) and close["close"])
     first_of = next(((_strip(m["a"]), _strip(m["b"])) for pattern in _WHICH_FIRST if (m := pattern.search(bare))), None)
     if first_of:
         relation = relation_to = between = None  # "is the speech before or after the poem?": both are found, then put in order
+        relation_to_title = False
     if relation and quoted and (m := re.search(r"\b(?:after|before|following|preceding)\s+['\"“‘]", text, re.I)):
         relation_to = next((q for q in quoted if text[m.end() - 1 :].lstrip("'\"“‘").startswith(q)), relation_to)
     # the question proper, after any "when ...," that places it, and what its "it" stands for
@@ -1515,10 +1563,12 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         # "what do they say right after the line about X?": in a question about what is said, X is said too
         relation_said=relation_said or (relation_to is not None and "speech" in wants and relation_to not in quoted),
         relation_close=relation_close,
+        relation_to_title=relation_to_title,
         between=between,
         first_of=first_of,
     )
     question.asked = asked_lower
+    question.asks_character = asks_what_someone_is_like(bare)
     question.owner = _owner(text, question.operands)
     asked_noun = _asked_for(asked_lower)
     question.asked_for = _singular(asked_noun) if asked_noun else None  # "which buttons" asks for buttons as "which button" does
@@ -1526,7 +1576,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         question.answer_type = "place"  # "which place ...", "what town ...": a kind WordNet files places under, known by name
     aside = _BESIDES.search(text)
     unset = text[: aside.start()] + text[aside.end(1):] if aside else text  # "in the video besides speech": the video
-    unset = _IN_THE_VIDEO.sub(" ", _without_title(unset, video_name))  # "in the readings video", "in the screen recording": the whole of it, no part
+    unset = _IN_THE_VIDEO.sub(_no_video, _without_title(unset, video_name))  # "in the readings video", "in the screen recording": the whole of it, no part
     question.scope = (_scope(unset, quoted) or _leading_topic(unset) or _leading_place(unset)) if time_range is None and not first_of else None
     if question.scope and _IN_THE_VIDEO.fullmatch(f"the {question.scope.split()[-1]}"):
         question.scope = None  # "in the screen recording": a kind of the video itself (its head noun names the medium), no part
@@ -1542,7 +1592,11 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     named_work = _NAME_OF_WORK.search(bare_lower)  # "what is the film called?": its title
     called = _CALLED.search(bare_lower)
     # (a title card named only to place the question asks for no title: "on the kennedy title card where does it say ...")
-    question.asks_title = bool(_TITLE_WORD.search(asked_lower) or named_work or called)
+    # (nor does one named only to place the question: "the text before the title")
+    question.asks_title = bool((_TITLE_WORD.search(asked_lower) and not relation_to_title) or named_work or called)
+    if relation_to_title:
+        # the title is found by its size, not by the word "title"
+        question.keywords = [w for w in question.keywords if not set(tokenize(w)) <= TITLE_TOKENS] or question.keywords
     if called:
         question.keywords = _without(question.keywords, called["verb"])
     question.credits = bool(_CREDITS.search(bare_lower))
@@ -1602,7 +1656,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
     asks_summary = asks_summary or _unplaced_summary_ask()
     # the phrasings written down before, and the fitted model for the endless others
     # (the video named by its own title reads as "the film": "what is the bunny film about?")
-    plain, plain_bare = _without_title(text, video_name), _without_title(bare, video_name)
+    plain, plain_bare = (_IN_THE_VIDEO.sub(_medium_only, _without_title(t, video_name)) for t in (text, bare))
     question.overview = bool(_OVERVIEW.search(plain_bare) or asks_summary(plain) or (question.scope and _PART_ABOUT.search(bare))) \
         and intent is None and not quoted
     if question.overview and question.scope and question.scope.lower().split()[-1] in ("story", "plot", "storyline"):
