@@ -66,6 +66,17 @@ def test_a_small_model_keeps_the_rules_answer_and_is_not_asked(foreign, foreign_
     assert at_a_time.evidence and all(e.end >= 2 and e.start <= 32 for e in at_a_time.evidence)
 
 
+def test_a_small_model_is_offered_the_summary_whenever_the_rules_read_an_overview_asked(foreign, foreign_index, session_cache):
+    """"what is this clip showing?": the rules read an overview asked (a phrasing they know, which the
+    fitted model alone may not), and the tools chosen for a small model must hold the summary for it,
+    or its rules can only say that no tool offered can look it up."""
+    server = StubServer([read("Something else entirely.", 1)], model=SMALL)
+    with server as url:
+        reply = ask(url, session_cache, foreign.path, question="what is this clip showing? no sound so im confused")
+    assert "summarize_segment" in {s.tool for s in reply.trajectory}, [s.tool for s in reply.trajectory]
+    assert "None of the tools" not in reply.answer, reply.answer
+
+
 def test_where_neither_the_rules_nor_the_ranking_find_it_the_answer_says_only_the_pictures_could(foreign, foreign_index, session_cache):
     """Declining a question only the pictures answer (a colour) says why, not "not found"; no line
     ranks as holding a colour, so the model is not asked to guess one."""

@@ -24,6 +24,7 @@ from langgraph.runtime import Runtime
 
 from staragent.agent import compaction, grounding, toolchoice
 from staragent.agent.guide import evidence_line, guide
+from staragent.agent.planners.rules.question import analyse
 from staragent.agent.planners.tool_calls import without_calls
 from staragent.agent.reader import read_for_model
 
@@ -66,19 +67,26 @@ def _turn(messages: list) -> tuple[str, list]:
     return "", list(messages)
 
 
+def _overview_reader(session: Session, video: dict):
+    """``question -> bool``: whether it asks for an overview of the video, as the rules' question reader decides."""
+    return lambda question: analyse(question, None, video.get("name"), session.asks_summary).overview
+
+
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     session = runtime.context.resolve()
     over_budget = state.get("steps", 0) >= session.settings.max_steps
     question, turn = _turn(state["messages"])
-    offered = toolchoice.choose(question, session.tools, session.asks_summary) if session.small_model else None
     video = state.get("video") or session.video_facts()
+    # whether a summary is asked is read as the rules read it (the fitted model and the phrasings written down), not a second way
+    overview = _overview_reader(session, video)
+    offered = toolchoice.choose(question, session.tools, overview) if session.small_model else None
     guidance = None
     if offered is not None and session.index is not None and not over_budget:
         # a small model's retrieval, planned by the rules and made for it until it has spoken (see ``guide``)
         guidance = guide(state["messages"], session.tool_specs(offered), video, skip=frozenset({CHECK}), asks_summary=session.asks_summary)
         if guidance.calls and not any(isinstance(m, AIMessage) and not m.response_metadata.get(BY_AGENT) for m in turn):
             return {"messages": [_agent_calls(guidance.calls)]}
-        if not guidance.calls and toolchoice.reads(question, session.asks_summary):
+        if not guidance.calls and toolchoice.reads(question, overview):
             # then one call reads the lines, instead of a turn of tool planning (see ``agent.reader``)
             return _read_by_model(session, state, question, guidance, video)
     messages = [SystemMessage(session.system_prompt(over_budget, offered)), *state["messages"]]
