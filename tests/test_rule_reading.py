@@ -2256,6 +2256,21 @@ def test_what_someone_is_like_is_the_line_that_says_what_he_is_whatever_words_th
         assert not says_nothing_found(final.content) and not final.content.startswith("Yes"), (question, final.content)
 
 
+def test_a_credit_naming_several_is_answered_with_every_name_under_its_heading():
+    """"made with financial support from who?": the heading holds the question's words and two
+    organisations stand under it; both are the answer, not the first alone, nor the producer below."""
+    lines, boxes = _screen(
+        (568.0, 576.0, "WITH THE FINANCIAL SUPPORT FROM", (0.33, 0.40, 0.66, 0.44)),
+        (568.5, 576.0, "Harbour Arts fund", (0.39, 0.45, 0.61, 0.49)),
+        (568.5, 576.0, "Lantern Foundation", (0.39, 0.50, 0.60, 0.54)),
+        (571.0, 578.0, "PRODUCED BY", (0.33, 0.60, 0.46, 0.64)),
+        (572.0, 579.0, "Ivo Brandt", (0.37, 0.65, 0.63, 0.69)),
+    )
+    final = _converse("The end credits say the film was made with financial support from who?", lines, [_hit(566.0, 580.0, *lines)],
+                      boxes=boxes, silent=True)
+    assert "Harbour Arts fund" in final.content and "Lantern Foundation" in final.content and "Ivo Brandt" not in final.content, final.content
+
+
 def test_the_person_doing_something_is_asked_for_by_that_role_and_a_card_naming_the_author_does_not_answer():
     # a reading's title card names its author; nobody says or shows who reads it
     world = [line("extract_scene_text", "ocr", 0, 50, "Harbour Song - Mara Velde (LibriVox)"),
@@ -2574,16 +2589,26 @@ def test_what_comes_after_words_the_reader_says_is_asked_with_and_then_what():
 @pytest.mark.parametrize("question", ["theres some kind of noise right after the poem finishes and before the next part starts.. what is it?",
                                       "theres a sound right after the poem finishes and before the next reading starts. what is it?",
                                       "there's some sort of sound effect in the gap after the poem ends and before the tale of two harbours "
-                                      "starts. what is it"])
+                                      "starts. what is it",
+                                      "after the poem ends theres some kind of noise before the next part starts, what is that"])
 def test_the_sound_in_the_gap_after_one_part_and_before_the_next_is_the_one_between_them(question):
+    """The bell between the parts, not the room's tone, though search put the room first: where the
+    question places the moment, search's order says little of which sound was meant."""
     poem = _reading(0, 55, ["Sonnet 5 - Ada Moss"], [(2, 50, "Those hours that with gentle work did frame the lovely gaze.")])
     tale = _reading(61, 110, ["A Tale of Two Harbours - Mara Velde"], [(63, 70, "It was the best of days, it was the worst of nights.")])
     sounds = [heard(56, 58, "Bell", 0.9), heard(62, 63, "Inside, small room", 0.95)]
     for s in sounds:
         s.source = "detect_audio_events"
     world = poem + sounds + tale
-    final = _converse(question, world, [_hit(0.0, 55.0, *poem), _hit(61.0, 110.0, *tale)])
+    final = _converse(question, world, [_hit(61.5, 63.5, sounds[1]), _hit(0.0, 55.0, *poem), _hit(61.0, 110.0, *tale)])
     assert "Bell" in final.content and "small room" not in final.content, final.content
+
+
+def test_a_second_relation_later_in_the_sentence_closes_the_gap_unless_it_points_back():
+    gap = analyse("after the poem ends theres some kind of noise before the next part starts, what is that")
+    assert gap.relation == "after" and gap.between == ("the poem", "the next part"), (gap.relation_to, gap.between)
+    # "before it goes back": the moment asked about, not a second part to bound it
+    assert analyse("after hitting apply how long do u get before it goes back to the old setup").between is None
 
 
 def test_the_gist_of_the_story_is_an_overview_of_the_whole_film():

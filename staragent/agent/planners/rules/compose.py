@@ -18,7 +18,9 @@ from ....qa.describing import says_what_someone_is
 from ....qa.layout import (
     TOGETHER_S,
     Box,
+    Motion,
     card_of,
+    is_heading,
     label_text,
     labelled,
     line_above,
@@ -274,11 +276,18 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
                         if any(quote_share(x, s.evidence.text) >= QUOTE_WHOLE for x in q.quoted)}.values())
         if len(holding) > 1:
             return sorted(holding, key=lambda e: e.start)[:ROLES_LISTED]
-    if q.many and best.modality == "ocr":
-        # "name the people credited with ...": each line that answers as well as the best (the names
-        # under one heading), once each
+    # (a credit that stays on screen: in a roll, the block that rolls in after the names shares their heading)
+    shown = [e for e in turn.evidence() if e.modality == "ocr"]
+    labels = labelled(shown, boxes) if best.modality == "ocr" and not q.many and not Motion(shown, boxes).rolls(best) else {}
+    heading = label_text(labels, best) if labels else ""
+    heading = heading if is_heading(heading) and matched(q.tokens, set(tokenize(heading))) else ""  # a credit the question names
+    if best.modality == "ocr" and (q.many or heading):
+        # "name the people credited with ...", and "with financial support from who?" where the credit
+        # names more than one: each line that answers as well as the best (the names under one
+        # heading), once each
         alike = [s.evidence for s in scored if s.evidence.modality == "ocr" and s.share >= scored[0].share
-                 and s.score >= scored[0].score - ALIKE and abs(s.evidence.start - best.start) <= 10]
+                 and s.score >= scored[0].score - ALIKE and abs(s.evidence.start - best.start) <= 10
+                 and (not heading or (label_text(labels, s.evidence) == heading and not is_heading(s.evidence.text)))]
         once: dict[str, Evidence] = {}
         for e in alike:
             once.setdefault(normalised(e.text), e)

@@ -262,6 +262,28 @@ def parts_shown(turn: Turn) -> list[Span]:
     return parts_of((float(x["start"]), float(x["end"])) for x in lines_read(turn))
 
 
+def between_parts(turn: Turn) -> tuple[Span | None, Span | None]:
+    """Where the two parts of "between A and B" are, each None where it was not found; the second is
+    None too where both found the same part: it was named by where it is ("the next part"), not by
+    its words."""
+    a, b = (part_of(turn, p) for p in turn.question.between or ("", ""))
+    if a is not None and b is not None and a[0] < b[1] and b[0] < a[1]:
+        b = None
+    return a, b
+
+
+NEXT_AFTER_S = 1.0
+"""how long after a part ends something must begin to be the next thing, not the part's own tail"""
+
+
+def _next_start(turn: Turn, after: float) -> float | None:
+    """When the next thing is said or shown after ``after``: the first line read that starts then
+    (speech, on-screen text, or speech the sound events heard); None when nothing read does."""
+    starts = [e.start for e in turn.evidence() if e.source != SEARCH and e.start > after + NEXT_AFTER_S
+              and (e.modality in ("speech", "ocr") or (e.modality == "audio" and e.text.split(":", 1)[0].strip().lower() == "speech"))]
+    return min(starts, default=None)
+
+
 def title_span(turn: Turn) -> Span | None:
     """When the video's title is up: the time of the biggest text read in its opening, None when
     no text with a box was read there."""
@@ -304,14 +326,15 @@ def named_spans(turn: Turn) -> list[Span] | None:
     if q.time_range is not None:
         return [resolve_range(q.time_range, duration)]
     if q.between:
-        a, b = (part_of(turn, p) for p in q.between)
-        if a is not None and b is not None and a[0] < b[1] and b[0] < a[1]:
-            b = None  # both found the same part: the second was named by where it is ("the next part"), not by its words
+        a, b = between_parts(turn)
         if a is None and b is None:
             return [] if turn.called(SEARCH) else None
         if a is None or b is None:
             # "after the poem and before the next part": "the next part" names nothing to find, so the
-            # moment is after the poem, as the relation to it says (below)
+            # gap runs from the poem's end to the next thing said or shown; failing that, the moment is
+            # after the poem, as the relation to it says (below)
+            if a is not None and (following := _next_start(turn, a[1])) is not None:
+                return [(a[1], following)]
             if q.relation is None or a is None:
                 return [shift(a, "after", duration)] if a is not None else [shift(b, "before", duration)]
         else:

@@ -29,6 +29,7 @@ from .conversation import (
 from .focus import (
     MAX_READ,
     Span,
+    between_parts,
     clip,
     covered,
     named_spans,
@@ -209,6 +210,9 @@ def next_calls(turn: Turn, tools: set[str]) -> list[dict]:
         return reads
     if q.item_nth and turn.duration and (reads := _reads(turn, [whole_read(turn.duration)], tools, [TEXT])):
         return reads  # "the second monitor": the things a panel describes are counted over all the screen shows
+    if q.between and (parts := between_parts(turn))[0] is not None and parts[1] is None \
+            and (reads := _reads(turn, [shift(parts[0], "after", turn.duration)], tools, [TEXT, SPEECH])):
+        return reads  # "after the poem and before the next part": the next part starts with the next thing said or shown
     if q.relation_to_title and (opening := position_span("start", turn.duration)) and (reads := _reads(turn, [opening], tools, [TEXT])):
         return reads  # "the text before the title": the title is the biggest text in the opening, once read
     spans = named_spans(turn)

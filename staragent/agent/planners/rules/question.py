@@ -1368,7 +1368,11 @@ def _within_clause(text: str, at: int, what: str) -> str:
     if word is None:
         return what
     head = word.head if word.dep_ == "mark" else word
-    last = max(head.subtree, key=lambda t: t.i)
+    # "after the poem ends there's a noise ...": a clause opened by "there" that the parser hung on
+    # the verb in the clause is the sentence's own, said after it
+    there = [c for c in head.children if c.dep_ == "ccomp" and min(c.subtree, key=lambda t: t.i).dep_ == "expl"]
+    inside = [t for t in head.subtree if not any(t.i >= min(x.i for x in c.subtree) for c in there)]
+    last = max(inside, key=lambda t: t.i)
     end = last.idx + len(last)
     main = word.head
     # "after hitting apply a box pops up": the verb the clause leads to has no subject, and the parser
@@ -1378,6 +1382,10 @@ def _within_clause(text: str, at: int, what: str) -> str:
         end = min(t.idx for t in last.subtree)
     start = text.find(what, at)
     return what if start < 0 or end <= start or end >= start + len(what) else text[start:end]
+
+
+_POINTS_BACK = re.compile(r"(?:that|this|it|then|they|he|she|the previous one)\b", re.I)
+"""what a relation points at when it is relative to what the last answer cited ("after that")"""
 
 
 def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -> tuple[str | None, str | None, tuple[str, str] | None, bool, bool]:
@@ -1400,7 +1408,15 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
     if m:
         rel = "before" if m["rel"].lower() in ("before", "preceding") else "after"
         # "after the Lowry passage ends": the part is what matters; its edge is the relation's
-        what, second, other = _second_relation(_strip(_within_clause(text, m.start("rel"), m["what"])))
+        clause = _within_clause(text, m.start("rel"), m["what"])
+        what, second, other = _second_relation(_strip(clause))
+        later = _RELATIVE.search(text, text.find(clause, m.start("rel")) + len(clause)) if second is None else None
+        if later and not _POINTS_BACK.match(later["what"]):
+            # "after the poem ends there's a noise before the next part starts": a second relation,
+            # opening a clause of its own later in the sentence (not "... before it goes back": the
+            # moment the question asks about)
+            second = "before" if later["rel"].lower() in ("before", "preceding") else "after"
+            other = _strip(_within_clause(text, later.start("rel"), later["what"]))
         what = _edge_stripped(what)
         # "after the poem ends and before the next part starts": between them, and after the poem should
         # the next part be named by where it is rather than by its words
@@ -1412,7 +1428,7 @@ def _relation(text: str, lower: str, operation: str | None, quoted: list[str]) -
             if q in text[m.start():]:
                 what = q
         to_title = False
-        if re.match(r"(?:that|this|it|then|they|he|she|the previous one)\b", what, re.I):
+        if _POINTS_BACK.match(what):
             what = None  # "after that", "before it reverts": relative to what the last answer cited
         elif not set(tokenize(what)) - _GENERIC_TARGETS:
             # "after the narration": no particular part, the one the question's topic is in; but "before

@@ -685,7 +685,8 @@ def rank(
         if search_rank and (place := search_rank.get(e.key())):
             # what the hybrid search put first (it also weighs meaning, not only words); a sound has no
             # words to match, so where it is (the span the question's topic was found in) counts most
-            score += (0.6 if e.modality == "audio" and q.moment is None else 0.1) / place  # a moment asked about says where, for a sound
+            # (a moment asked about, or one placed by what comes before or after it, says where, for a sound)
+            score += (0.6 if e.modality == "audio" and q.moment is None and not q.relation else 0.1) / place
         if share > 0 or (inside_focus and not names_part(q, e, tokens[e.key()], q.scope_tokens if place_words is None else place_words)):  # inside the part the question names, every line is a candidate
             out.append(Scored(score, share, e))
     out.sort(key=lambda s: (-s.score, s.evidence.start))
