@@ -458,7 +458,7 @@ def blind_rounds_section(data: dict) -> list[str]:
         m = r["machine"]
         lines.append(f"| {r['round']} | {r['commit']} | {r['system']} | **{r['right']}/{r['n']} ({100 * r['right'] / r['n']:.0f}%)** | {kinds} "
                      f"| {m['cpu']}, {m['cores']} cores, {m['date']} | {_f(r['seconds_per_answer_p50'])} |")
-    return [*lines, "", *_latest_runs(), ""]
+    return [*lines, "", *[line for note in data.get("notes", []) for line in (note, "")], *_latest_runs(), ""]
 
 
 def _latest_runs() -> list[str]:
