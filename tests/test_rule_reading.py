@@ -2604,15 +2604,6 @@ def test_the_sound_in_the_gap_after_one_part_and_before_the_next_is_the_one_betw
     assert "Bell" in final.content and "small room" not in final.content, final.content
 
 
-def test_a_question_about_a_voiceover_is_answered_from_the_speech():
-    """"is there a voiceover explaining the steps?" in a screencast with no sound track: the speech
-    was read and holds nothing, which is the answer; not that nothing is found about "voiceover"."""
-    assert "speech" in analyse("is there a voiceover explaining the steps or anything").wants
-    lines, boxes = _screen(*PRINTER_WINDOW)
-    final = _converse("is there a voiceover explaining the steps or anything", lines, [_hit(0.0, 40.0, *lines)], boxes=boxes, silent=True)
-    assert "voiceover" not in final.content and re.search(r"\b(no|nothing|nobody)\b", final.content, re.I), final.content
-
-
 def test_a_second_relation_later_in_the_sentence_closes_the_gap_unless_it_points_back():
     gap = analyse("after the poem ends theres some kind of noise before the next part starts, what is that")
     assert gap.relation == "after" and gap.between == ("the poem", "the next part"), (gap.relation_to, gap.between)

@@ -138,8 +138,7 @@ _GENERIC_PARTS = {"video", "clip", "film", "movie", "cartoon", "animation", "rec
                   "final", "second", "third", "next", "previous", "opening", "closing", "whole", "entire", "same", "other",
                   "following", "earlier", "later", "current", "that", "this", "one", "title", "card", "slide"}
 _VOICES = {"narration", "narrator", "speaker", "presenter", "host", "voice", "voiceover", "commentary", "music", "sound", "sounds"}
-_SOUNDS = {"music", "sound", "sounds"}
-VOICE_TOKENS = frozenset(tokenize(" ".join(_VOICES - _SOUNDS)))
+VOICE_TOKENS = frozenset(tokenize(" ".join(_VOICES - {"music", "sound", "sounds"})))
 """the words for whoever speaks ("according to the narrator"): they name no topic"""
 # What a relation may point at without naming a particular part: "after the narration", "before the music".
 _GENRES = {"poem", "sonnet", "song", "speech", "address", "lecture", "interview", "story", "chapter", "keynote", "presentation", "demo",
@@ -1537,8 +1536,7 @@ def analyse(text: str, previous: Question | None = None, video_name: str | None 
         keywords = _without_verbs(keywords, text_for_topic)
     wants = set()
     spoken_dialogue = bool(_SPOKEN_DIALOGUE.search(bare_lower))
-    # (a question naming whoever would speak, "is there a voiceover?", "what does the narrator say", asks of the speech too)
-    if (words - _said_by_things(bare)) & (SPEECH_WORDS | _VOICES - _SOUNDS) or spoken_dialogue:
+    if (words - _said_by_things(bare)) & SPEECH_WORDS or spoken_dialogue:
         wants.add("speech")
     if (words & OCR_WORDS - ({"dialog", "dialogue"} if spoken_dialogue else set()) or "on screen" in bare_lower) and not _VOICE_SAYS.search(bare_lower):
         wants.add("ocr")  # "what does the presenter say about screen resolution?": a voice, whatever the topic
