@@ -244,10 +244,8 @@ ATTRIBUTE_FILE = "07"
 def names_a_quality(noun: str) -> bool:
     """Whether ``noun`` (lower case, singular or a plain plural) names a quality in one of its senses,
     after WordNet ("character", "personality", "temper"); False without WordNet."""
-    lemmas, _, _, qualities = _noun_net()
-    word = noun.lower()
-    senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None) or ()
-    return any(sense in qualities for sense in senses)
+    qualities = _noun_net()[3]
+    return any(sense in qualities for sense in _noun_senses(noun))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -365,10 +363,16 @@ def falls_under(noun: str, root: str) -> bool:
 def _commonest_sense(noun: str) -> str | None:
     """The offset of ``noun``'s commonest sense (a plain plural read as its singular); None when
     WordNet is missing or does not know the word."""
+    senses = _noun_senses(noun)
+    return senses[0] if senses else None
+
+
+def _noun_senses(noun: str) -> tuple[str, ...]:
+    """The offsets of ``noun``'s senses, commonest first (a plain plural read as its singular); empty
+    when WordNet is missing or does not know the word."""
     lemmas = _noun_net()[0]
     word = noun.lower().replace(" ", "_")
-    senses = lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None)
-    return senses[0] if senses else None
+    return lemmas.get(word) or (lemmas.get(word[:-1]) if word.endswith("s") else None) or ()
 
 
 @functools.lru_cache(maxsize=1)
@@ -394,11 +398,16 @@ def _verb_net() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
 def verb_falls_under(lemma: str, root: str) -> bool:
     """Whether ``lemma`` in its commonest sense is ``root``'s commonest sense or a kind of it, after
     WordNet ("portray" under "describe"); False without WordNet."""
-    lemmas, hypernyms = _verb_net()
-    target = lemmas.get(root, ())[:1]
-    level, seen = list(lemmas.get(lemma.lower(), ())[:1]), set()
-    while level and target:
-        if target[0] in level:
+    lemmas = _verb_net()[0]
+    return _verb_reaches(lemmas.get(lemma.lower(), ())[:1], frozenset(lemmas.get(root, ())[:1]))
+
+
+def _verb_reaches(senses: tuple[str, ...], targets: frozenset[str]) -> bool:
+    """Whether one of the verb ``senses``, or a sense they are kinds of, is one of ``targets``."""
+    hypernyms = _verb_net()[1]
+    level, seen = list(senses), set()
+    while level and targets:
+        if targets & set(level):
             return True
         seen.update(level)
         level = [h for offset in level for h in hypernyms.get(offset, ()) if h not in seen]
@@ -431,14 +440,10 @@ def verb_edge(lemma: str) -> str | None:
     is one of the commonest senses of "begin" ("kick in", "commence", "set in") or of "end"
     ("finish", "cease"), or one of theirs that "start" or "stop" also has. None otherwise, or
     without WordNet."""
-    lemmas, hypernyms = _verb_net()
+    lemmas = _verb_net()[0]
     for edge, shared in _edge_senses().items():
-        level, seen = list(lemmas.get(lemma.lower(), ())[:EDGE_SENSES]), set()
-        while level:
-            if shared & set(level):
-                return edge
-            seen.update(level)
-            level = [h for offset in level for h in hypernyms.get(offset, ()) if h not in seen]
+        if _verb_reaches(lemmas.get(lemma.lower(), ())[:EDGE_SENSES], shared):
+            return edge
     return None
 
 

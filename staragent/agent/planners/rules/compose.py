@@ -278,7 +278,8 @@ def choose(turn: Turn, scored: list[Scored], limit: int = 3) -> list[Evidence]:
             return sorted(holding, key=lambda e: e.start)[:ROLES_LISTED]
     # (a credit that stays on screen: in a roll, the block that rolls in after the names shares their heading)
     shown = [e for e in turn.evidence() if e.modality == "ocr"]
-    labels = labelled(shown, boxes) if best.modality == "ocr" and not q.many and not Motion(shown, boxes).rolls(best) else {}
+    motion = Motion(shown, boxes) if best.modality == "ocr" and not q.many else None
+    labels = labelled(shown, boxes, motion) if motion is not None and not motion.rolls(best) else {}
     heading = label_text(labels, best) if labels else ""
     heading = heading if is_heading(heading) and matched(q.tokens, set(tokenize(heading))) else ""  # a credit the question names
     if best.modality == "ocr" and (q.many or heading):

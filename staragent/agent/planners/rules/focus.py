@@ -17,7 +17,7 @@ from ....tools.summary import PART_MIN_S, parts_of
 from ....words import is_name_word, kinds_of, person_name_words
 from .conversation import RANGE_TOOLS, SEARCH, SPEECH, TEXT, Turn, boxes_of, key_of, search_hits
 from .question import SOUND_TOKENS, TITLE_TOKENS, named_sounds, names_only_credits, resolve_range
-from .ranking import heard_words, matched, names_in_question
+from .ranking import heard_words, matched, names_in_question, sound_kind
 
 Span = tuple[float, float]
 WIDTH = 20.0  # seconds read before or after a moment when nothing else bounds it
@@ -280,7 +280,7 @@ def _next_start(turn: Turn, after: float) -> float | None:
     """When the next thing is said or shown after ``after``: the first line read that starts then
     (speech, on-screen text, or speech the sound events heard); None when nothing read does."""
     starts = [e.start for e in turn.evidence() if e.source != SEARCH and e.start > after + NEXT_AFTER_S
-              and (e.modality in ("speech", "ocr") or (e.modality == "audio" and e.text.split(":", 1)[0].strip().lower() == "speech"))]
+              and (e.modality in ("speech", "ocr") or (e.modality == "audio" and sound_kind(e) == "speech"))]
     return min(starts, default=None)
 
 
